@@ -1,0 +1,77 @@
+"""Run memory: one on-demand DynamoDB table holding every run, connection and subscription.
+
+Key layout beyond what `services/run_memory.py` keeps under `run#<id>` (the WebSocket side):
+
+  pk                    sk              attributes
+  conn#<connectionId>   meta            data {clientId, connectedAt}; TTL = connect + 2 h 10 min
+  conn#<connectionId>   sub#<runId>     SUBSCRIBED_RUN_ATTRIBUTE = <runId>; TTL = the run's TTL
+  run#<runId>           owner           data {clientId, runTokenSha256, executionArn}; TTL = the run's TTL
+
+The `connectionsByRun` index is sparse: only subscription items carry `SUBSCRIBED_RUN_ATTRIBUTE`, so
+the pusher's query "who listens to run R" reads nothing else; keys-only, because the connection id
+is all it needs. Subscriptions live in the connection's partition so `$disconnect` and a 410 Gone
+drop a connection with one query on `conn#<id>`.
+"""
+
+from __future__ import annotations
+
+from aws_cdk import Stack
+from aws_cdk import aws_dynamodb as dynamodb
+from aws_cdk import aws_iam as iam
+
+from constructs import Construct
+from infra.settings import DeploymentSettings
+from visual_degrees.constants import PARTITION_KEY, SORT_KEY, TTL_ATTRIBUTE
+
+CONNECTIONS_BY_RUN_INDEX = "connectionsByRun"
+SUBSCRIBED_RUN_ATTRIBUTE = "subscribedRunId"
+
+# What a step or route does to items: single-item reads/writes, queries and the condition checks of
+# TransactWriteItems (transactions are authorised per item action). No Scan, no table admin.
+ITEM_ACTIONS = (
+    "dynamodb:GetItem",
+    "dynamodb:Query",
+    "dynamodb:PutItem",
+    "dynamodb:UpdateItem",
+    "dynamodb:DeleteItem",
+    "dynamodb:ConditionCheckItem",
+)
+
+
+class RunMemoryTable(Construct):
+    def __init__(self, scope: Construct, construct_id: str, *, settings: DeploymentSettings) -> None:
+        super().__init__(scope, construct_id)
+        string = dynamodb.AttributeType.STRING
+        self.table = dynamodb.Table(
+            self,
+            "Table",
+            partition_key=dynamodb.Attribute(name=PARTITION_KEY, type=string),
+            sort_key=dynamodb.Attribute(name=SORT_KEY, type=string),
+            billing_mode=dynamodb.BillingMode.PAY_PER_REQUEST,
+            time_to_live_attribute=TTL_ATTRIBUTE,
+            point_in_time_recovery_specification=dynamodb.PointInTimeRecoverySpecification(
+                point_in_time_recovery_enabled=True
+            ),
+            # The AWS managed key (aws/dynamodb): encrypted at rest, key use visible in CloudTrail, no
+            # key policy to own and no $1/month per key. The data is public names and image URLs that
+            # expire within the run TTL, which does not justify a customer managed key.
+            encryption=dynamodb.TableEncryption.AWS_MANAGED,
+            removal_policy=settings.removal,
+        )
+        self.table.add_global_secondary_index(
+            index_name=CONNECTIONS_BY_RUN_INDEX,
+            partition_key=dynamodb.Attribute(name=SUBSCRIBED_RUN_ATTRIBUTE, type=string),
+            sort_key=dynamodb.Attribute(name=PARTITION_KEY, type=string),
+            projection_type=dynamodb.ProjectionType.KEYS_ONLY,
+        )
+
+    def grant_items(self, grantee: iam.IGrantable) -> iam.Grant:
+        """Item access on the table and its one index, named: no `index/*` wildcard."""
+        index_arn = Stack.of(self).format_arn(
+            service="dynamodb",
+            resource="table",
+            resource_name=f"{self.table.table_name}/index/{CONNECTIONS_BY_RUN_INDEX}",
+        )
+        return iam.Grant.add_to_principal(
+            grantee=grantee, actions=list(ITEM_ACTIONS), resource_arns=[self.table.table_arn, index_arn]
+        )

@@ -1,0 +1,192 @@
+"""The stack: builds one construct per capability and wires them; no resource is defined here.
+
+Wiring is table-driven: each function's row in `handler_table()` lists its needs, and each need is
+one grant plus the environment variable that tells the handler where the granted resource is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from aws_cdk import CfnOutput, Stack, Validations
+from aws_cdk import aws_iam as iam
+from aws_cdk import aws_lambda as lambda_
+
+from constructs import Construct
+from infra.constructs.functions import Need, Role, RuntimeFunctions
+from infra.constructs.observability import Observability
+from infra.constructs.run_memory_table import RunMemoryTable
+from infra.constructs.secrets import RuntimeSecrets
+from infra.constructs.websocket_api import WebSocketGateway
+from infra.constructs.workflow import Workflow
+from infra.nag import acknowledge
+from infra.settings import DeploymentSettings
+from visual_degrees.constants import (
+    ENV_SECRET_ARN,
+    ENV_STATE_MACHINE_ARN,
+    ENV_TABLE_NAME,
+    ENV_WEBSOCKET_ENDPOINT,
+    STATE_TASKS,
+    WEBSOCKET_ROUTES,
+)
+
+# Read by visual_degrees.config.Settings (prefix VD_) and by the startRun route. These belong in
+# visual_degrees.constants next to the other ENV_ names (requested of the constants' owner).
+ENV_SEARCH_ENGINE = "VD_SEARCH_ENGINE"
+ENV_PLANNER = "VD_PLANNER"
+ENV_BEDROCK_MODEL_ID = "VD_BEDROCK_MODEL_ID"
+ENV_RUN_DEFAULTS = "VD_RUN_DEFAULTS"  # RunOptions JSON: the defaults a startRun's options override
+ENV_MAX_ACTIVE_RUNS = "VD_MAX_ACTIVE_RUNS_PER_CLIENT"
+
+
+class VisualDegreesStack(Stack):
+    def __init__(
+        self, scope: Construct, construct_id: str, *, settings: DeploymentSettings, **kwargs: Any
+    ) -> None:
+        super().__init__(
+            scope,
+            construct_id,
+            description="Visual Degrees: chains of people, each link proven by a photo of both",
+            **kwargs,
+        )
+        self.settings = settings
+        self.memory = RunMemoryTable(self, "RunMemory", settings=settings)
+        self.secrets = RuntimeSecrets(self, "Secrets", settings=settings)
+        self.functions = RuntimeFunctions(self, "Functions", settings=settings)
+        self.workflow = Workflow(
+            self,
+            "Workflow",
+            task_functions={task.substitution: self.functions.for_step(task.step) for task in STATE_TASKS},
+            settings=settings,
+        )
+        self.gateway = WebSocketGateway(
+            self,
+            "WebSocket",
+            routes={route_key: self.functions.for_route(route_key) for route_key in WEBSOCKET_ROUTES},
+            authorizer=self.functions.authorizer,
+            settings=settings,
+        )
+
+        wiring: Mapping[Need, Callable[[lambda_.Function], dict[str, str]]] = {
+            Need.MEMORY: self._memory,
+            Need.PUSH: self._push,
+            Need.START_RUN: self._start_run,
+            Need.STOP_RUN: self._stop_run,
+            Need.DESCRIBE_RUN: self._describe_run,
+            Need.PROVIDER_KEYS: self._provider_keys,
+            Need.CLIENT_TOKENS: self._client_tokens,
+            Need.RECOGNIZE: self._recognize,
+            Need.PLAN: self._plan,
+        }
+        for spec, function in self.functions.items():
+            for need in sorted(spec.needs, key=lambda n: n.value):
+                for name, value in wiring[need](function).items():
+                    function.add_environment(name, value)
+
+        self.observability = Observability(
+            self,
+            "Observability",
+            state_machine=self.workflow.state_machine,
+            function_groups={
+                "Workflow steps": [fn for spec, fn in self.functions.items() if spec.role is Role.STEP],
+                "WebSocket": [fn for spec, fn in self.functions.items() if spec.role is not Role.STEP],
+            },
+            api=self.gateway.api,
+            stage=self.gateway.stage,
+            settings=settings,
+        )
+        self._outputs()
+
+    # ---- one method per need: the grant, and where the handler finds the resource --------------
+
+    def _memory(self, function: lambda_.Function) -> dict[str, str]:
+        self.memory.grant_items(function)
+        return {ENV_TABLE_NAME: self.memory.table.table_name}
+
+    def _push(self, function: lambda_.Function) -> dict[str, str]:
+        self.gateway.grant_push(function)
+        return {ENV_WEBSOCKET_ENDPOINT: self.gateway.callback_url}
+
+    def _start_run(self, function: lambda_.Function) -> dict[str, str]:
+        self.workflow.grant_start(function)
+        return {
+            ENV_STATE_MACHINE_ARN: self.workflow.state_machine.state_machine_arn,
+            ENV_RUN_DEFAULTS: self.settings.run_defaults.model_dump_json(by_alias=True),
+            ENV_MAX_ACTIVE_RUNS: str(self.settings.max_active_runs_per_client),
+        }
+
+    def _stop_run(self, function: lambda_.Function) -> dict[str, str]:
+        self.workflow.grant_stop(function)
+        return {ENV_STATE_MACHINE_ARN: self.workflow.state_machine.state_machine_arn}
+
+    def _describe_run(self, function: lambda_.Function) -> dict[str, str]:
+        self.workflow.grant_describe(function)
+        return {ENV_STATE_MACHINE_ARN: self.workflow.state_machine.state_machine_arn}
+
+    def _provider_keys(self, function: lambda_.Function) -> dict[str, str]:
+        self.secrets.provider_keys.grant_read(function)
+        return {
+            ENV_SECRET_ARN: self.secrets.provider_keys.secret_arn,
+            ENV_SEARCH_ENGINE: self.settings.search_engine,
+        }
+
+    def _client_tokens(self, function: lambda_.Function) -> dict[str, str]:
+        self.secrets.client_tokens.grant_read(function)
+        return {ENV_SECRET_ARN: self.secrets.client_tokens.secret_arn}
+
+    def _recognize(self, function: lambda_.Function) -> dict[str, str]:
+        # A policy of its own (a child of the role, not of the function, whose acknowledgment is about
+        # X-Ray), so this one wildcard carries its own reason.
+        role = function.role
+        assert isinstance(role, iam.Role)
+        policy = iam.Policy(
+            role,
+            "RecognizeCelebrities",
+            statements=[iam.PolicyStatement(actions=["rekognition:RecognizeCelebrities"], resources=["*"])],
+        )
+        role.attach_inline_policy(policy)
+        Validations.of(policy).acknowledge(
+            acknowledge(
+                "AwsSolutions-IAM5[Resource::*]",
+                "rekognition:RecognizeCelebrities has no resource type: IAM accepts only Resource '*' "
+                "for it.",
+            )
+        )
+        return {}
+
+    def _plan(self, function: lambda_.Function) -> dict[str, str]:
+        environment = {ENV_PLANNER: self.settings.planner}
+        if self.settings.planner == "bedrock":
+            model_arn = self.format_arn(
+                service="bedrock",
+                account="",
+                resource="foundation-model",
+                resource_name=self.settings.bedrock_model_id,
+            )
+            function.add_to_role_policy(
+                iam.PolicyStatement(actions=["bedrock:InvokeModel"], resources=[model_arn])
+            )
+            environment[ENV_BEDROCK_MODEL_ID] = self.settings.bedrock_model_id
+        return environment
+
+    def _outputs(self) -> None:
+        CfnOutput(
+            self, "WebSocketUrl", value=self.gateway.url, description="wss:// endpoint clients connect to"
+        )
+        CfnOutput(self, "StateMachineArn", value=self.workflow.state_machine.state_machine_arn)
+        CfnOutput(self, "RunMemoryTableName", value=self.memory.table.table_name)
+        CfnOutput(
+            self,
+            "ProviderKeysSecretArn",
+            value=self.secrets.provider_keys.secret_arn,
+            description="put the provider API keys here (JSON)",
+        )
+        CfnOutput(
+            self,
+            "ClientTokensSecretArn",
+            value=self.secrets.client_tokens.secret_arn,
+            description="client tokens (JSON {clientId: token}); clients pass one as ?token=",
+        )
+        CfnOutput(self, "DashboardName", value=self.observability.dashboard.dashboard_name)
+        CfnOutput(self, "AlarmTopicArn", value=self.observability.topic.topic_arn)

@@ -1,0 +1,56 @@
+"""Names shared by the runtime, the CDK app and the tests, so none of them can drift."""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+SERVICE_NAME = "visual-degrees"
+
+# Run memory (one DynamoDB table / one SQLite table).
+PARTITION_KEY = "pk"
+SORT_KEY = "sk"
+TTL_ATTRIBUTE = "expiresAt"
+DATA_ATTRIBUTE = "data"  # the item's JSON document, stored as a string
+COUNTERS_ATTRIBUTE_PREFIX = "n_"  # atomic counters are top-level numbers: n_<name>
+
+# Environment variables read by Lambdas (set by the CDK app).
+ENV_TABLE_NAME = "VD_TABLE_NAME"
+ENV_STATE_MACHINE_ARN = "VD_STATE_MACHINE_ARN"
+ENV_WEBSOCKET_ENDPOINT = "VD_WEBSOCKET_ENDPOINT"
+ENV_SECRET_ARN = "VD_SECRET_ARN"
+ENV_PROVIDERS = "VD_PROVIDERS"
+
+
+class StateTask(NamedTuple):
+    """A Task state of the definition: its ASL substitution key and the step that runs it."""
+
+    state: str
+    substitution: str
+    step: str  # module name under visual_degrees.steps and visual_degrees.handlers
+
+
+STATE_TASKS: tuple[StateTask, ...] = (
+    StateTask("S0_InitializeSession", "InitializeSessionFunctionArn", "initialize_session"),
+    StateTask("S1_DirectEdgeAttempt", "DirectEdgeAttemptFunctionArn", "direct_edge_attempt"),
+    StateTask("S2_CandidateDiscovery", "CandidateDiscoveryFunctionArn", "candidate_discovery"),
+    StateTask("S3_SelectNextExpansion", "SelectNextExpansionFunctionArn", "select_next_expansion"),
+    StateTask("S4_VerifyNextEdge", "VerifyNextEdgeFunctionArn", "verify_next_edge"),
+    StateTask("S5_BridgeTowardTarget", "BridgeTowardTargetFunctionArn", "bridge_toward_target"),
+    StateTask("S6_FinalizeSuccess", "FinalizeSuccessFunctionArn", "finalize_success"),
+    StateTask("S7_FinalizeFailure", "FinalizeFailureFunctionArn", "finalize_failure"),
+    StateTask("RunCancelled", "CancelRunFunctionArn", "cancel_run"),
+    StateTask("HandleError", "HandleErrorFunctionArn", "handle_error"),
+)
+
+# WebSocket routes (API Gateway routes on $request.body.action) and their handler modules.
+WEBSOCKET_ROUTES: dict[str, str] = {
+    "$connect": "ws_connect",
+    "$disconnect": "ws_disconnect",
+    "startRun": "ws_start_run",
+    "subscribe": "ws_subscribe",
+    "cancelRun": "ws_cancel_run",
+    "getRun": "ws_get_run",
+    "$default": "ws_default",
+}
+
+MAX_MESSAGE_BYTES = 128 * 1024  # API Gateway WebSocket frame limit

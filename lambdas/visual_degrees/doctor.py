@@ -1,0 +1,228 @@
+"""`visual-degrees doctor`: which live providers are configured, and do they answer?
+
+Probes are the cheapest authenticated call each provider has: one 1-result search per configured
+engine (Brave bills it as one query), Gemini's model lookup (free), a 1-token Bedrock Converse, and
+a RecognizeCelebrities with a deliberately invalid image (refused as invalid only after the
+credentials were accepted, so nothing is recognised or billed). Output never contains a secret:
+details come from our own exception messages, and are scrubbed of every key value regardless.
+"""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from visual_degrees.config import Settings
+from visual_degrees.domain.errors import ConfigurationError, ProviderError, TransientProviderError
+
+Probe = Callable[[], str]  # returns what it saw; raises a domain error when the provider fails
+
+# A 1x1 GIF: a valid request shape that Rekognition refuses as an invalid image format.
+_PROBE_IMAGE = base64.b64decode("R0lGODlhAQABAAAAACH5BAEKAAEALAAAAAABAAEAAAICTAEAOw==")
+
+
+@dataclass(frozen=True)
+class DoctorCheck:
+    provider: str  # brave, google, gemini, bedrock, rekognition, fetcher, secrets
+    role: str  # search, planner, recognizer, fetcher, config
+    selected: bool  # what runs use with these settings
+    configured: bool
+    reachable: bool | None  # None: not probed
+    ok: bool
+    detail: str
+
+
+def run_doctor(
+    settings: Settings,
+    *,
+    probes: Mapping[str, Probe] | None = None,
+    network: bool = True,
+    aws_ready: Callable[[], str | None] | None = None,
+) -> list[DoctorCheck]:
+    """One check per provider. `probes` replaces the default network probes by provider name;
+    `network=False` only reports configuration; `aws_ready` returns None when AWS credentials and
+    a region are available, else what is missing (injectable for tests)."""
+    chosen_probes = dict(default_probes(settings)) if probes is None else dict(probes)
+    aws_problem = (aws_ready or _aws_ready)()
+    secrets = settings.secret_values()
+    configured = {
+        "brave": _needs(settings.brave_api_key, "VD_BRAVE_API_KEY"),
+        "google": _needs(settings.google_api_key, "VD_GOOGLE_API_KEY")
+        or _needs(settings.google_cx, "VD_GOOGLE_CX"),
+        "gemini": _needs(settings.gemini_api_key, "VD_GEMINI_API_KEY"),
+        "bedrock": aws_problem,
+        "rekognition": aws_problem,
+    }
+    roles = {
+        "brave": "search",
+        "google": "search",
+        "gemini": "planner",
+        "bedrock": "planner",
+        "rekognition": "recognizer",
+    }
+    selected = {settings.search_engine, settings.planner, "rekognition"}
+    checks: list[DoctorCheck] = []
+    for provider, role in roles.items():
+        problem = configured[provider]
+        if problem is not None:
+            checks.append(DoctorCheck(provider, role, provider in selected, False, None, False, problem))
+            continue
+        probe = chosen_probes.get(provider)
+        if not network or probe is None:
+            checks.append(DoctorCheck(provider, role, provider in selected, True, None, True, "not probed"))
+            continue
+        reachable, ok, detail = _run_probe(probe)
+        checks.append(
+            DoctorCheck(provider, role, provider in selected, True, reachable, ok, _scrub(detail, secrets))
+        )
+    allow = ", ".join(str(n) for n in settings.fetch_allow_networks)
+    checks.append(
+        DoctorCheck(
+            "fetcher",
+            "fetcher",
+            True,
+            True,
+            None,
+            True,
+            f"private networks allowed: {allow}" if allow else "public addresses only",
+        )
+    )
+    checks.append(
+        DoctorCheck(
+            "secrets",
+            "config",
+            bool(settings.secret_arn),
+            True,
+            None,
+            True,
+            "keys read from Secrets Manager"
+            if settings.secret_arn
+            else "keys from environment / config file",
+        )
+    )
+    return checks
+
+
+def _needs(value: Any, variable: str) -> str | None:
+    if value is None:
+        return f"{variable} is not set"
+    text = value.get_secret_value() if hasattr(value, "get_secret_value") else str(value)
+    return None if text.strip() else f"{variable} is empty"
+
+
+def _run_probe(probe: Probe) -> tuple[bool, bool, str]:
+    """(reachable, ok, detail)."""
+    try:
+        return True, True, probe()
+    except ConfigurationError as exc:
+        return True, False, exc.message
+    except TransientProviderError as exc:
+        return False, False, exc.message
+    except ProviderError as exc:
+        return True, False, exc.message
+    except Exception as exc:  # a probe must never crash the doctor
+        return False, False, f"probe failed: {type(exc).__name__}"
+
+
+def _scrub(text: str, secrets: list[str]) -> str:
+    for secret in secrets:
+        if secret:
+            text = text.replace(secret, "***")
+    return text
+
+
+def _aws_ready() -> str | None:
+    try:
+        import boto3
+
+        session = boto3.session.Session()
+        if session.get_credentials() is None:
+            return "no AWS credentials found"
+        if not session.region_name:
+            return "no AWS region set (AWS_REGION / AWS_DEFAULT_REGION)"
+    except Exception as exc:
+        return f"AWS configuration unreadable: {type(exc).__name__}"
+    return None
+
+
+# ---- the default probes -------------------------------------------------------------------
+
+
+def default_probes(settings: Settings) -> dict[str, Probe]:
+    from visual_degrees.adapters.http_retry import RetryPolicy
+
+    once = RetryPolicy(max_attempts=1)
+
+    def search_probe(engine: str) -> Probe:
+        def probe() -> str:
+            from visual_degrees.adapters.live import build_search
+
+            hits = build_search(settings.model_copy(update={"search_engine": engine})).search(
+                "Kevin Bacon", 1
+            )
+            return f"answered with {len(hits)} hit(s)"
+
+        return probe
+
+    def gemini_probe() -> str:
+        from visual_degrees.adapters.planner_gemini import GeminiPlanner
+
+        planner = GeminiPlanner(
+            settings.gemini_api_key,
+            model=settings.gemini_model,
+            base_url=settings.gemini_base_url,
+            api_version=settings.gemini_api_version,
+            timeout_seconds=min(settings.planner_timeout, 15.0),
+            retry=once,
+        )
+        return planner.check_model()
+
+    def bedrock_probe() -> str:
+        from visual_degrees.adapters.planner_bedrock import BedrockPlanner
+
+        planner = BedrockPlanner(settings.bedrock_model_id, region=settings.bedrock_region, retry=once)
+        return planner.ping()
+
+    def rekognition_probe() -> str:
+        from visual_degrees.adapters.rekognition import RekognitionRecognizer
+
+        recognizer = RekognitionRecognizer(region=settings.rekognition_region, retry=once)
+        return recognizer.probe(_PROBE_IMAGE)
+
+    return {
+        "brave": search_probe("brave"),
+        "google": search_probe("google"),
+        "gemini": gemini_probe,
+        "bedrock": bedrock_probe,
+        "rekognition": rekognition_probe,
+    }
+
+
+# ---- the report ---------------------------------------------------------------------------
+
+
+def format_report(checks: list[DoctorCheck]) -> str:
+    """A fixed-width table, one line per check, then a one-line verdict on the selected providers."""
+
+    def yes(value: bool | None) -> str:
+        return "-" if value is None else ("yes" if value else "NO")
+
+    rows = [("provider", "role", "used", "configured", "reachable", "status", "detail")]
+    for c in checks:
+        status = "ok" if c.ok else "FAIL"
+        rows.append(
+            (c.provider, c.role, yes(c.selected), yes(c.configured), yes(c.reachable), status, c.detail)
+        )
+    widths = [max(len(row[i]) for row in rows) for i in range(6)]
+    lines = [
+        "  ".join(cell.ljust(width) for cell, width in zip(row[:6], widths, strict=True)) + "  " + row[6]
+        for row in rows
+    ]
+    failing = [c.provider for c in checks if c.selected and not c.ok]
+    lines.append("")
+    lines.append(
+        f"selected providers failing: {', '.join(failing)}" if failing else "selected providers: all ok"
+    )
+    return "\n".join(line.rstrip() for line in lines)

@@ -1,0 +1,63 @@
+"""Domain exceptions. Each carries a stable `code` that clients see; messages never carry secrets.
+
+The class name doubles as the error name Step Functions sees (a Python Lambda's errorType is the
+exception's class name), so the state machine's Retry and Catch rules match on these names.
+"""
+
+from __future__ import annotations
+
+
+class VisualDegreesError(Exception):
+    """Base class: a failure we understand and can describe to a client."""
+
+    code = "internal_error"
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class InvalidInput(VisualDegreesError):
+    """The request itself is wrong: a bad name, option or message. Never retried."""
+
+    code = "invalid_input"
+
+
+class UnknownPerson(InvalidInput):
+    code = "unknown_person"
+
+
+class WorldFileError(InvalidInput):
+    code = "invalid_world"
+
+
+class RunNotFound(VisualDegreesError):
+    code = "run_not_found"
+
+
+class ConfigurationError(VisualDegreesError):
+    """A provider is misconfigured (missing key, access denied). Not retried: retrying cannot help."""
+
+    code = "configuration_error"
+
+
+class TransientProviderError(VisualDegreesError):
+    """Throttling, a 5xx, a timeout: worth retrying (the state machine retries on this name)."""
+
+    code = "provider_unavailable"
+
+
+class ProviderError(VisualDegreesError):
+    """A provider answered, but not usefully (malformed reply, rejected input). Skip, don't retry."""
+
+    code = "provider_error"
+
+
+class ConditionFailed(VisualDegreesError):
+    """A conditional write lost: the item exists, or a counter moved. `index` names the write."""
+
+    code = "conflict"
+
+    def __init__(self, message: str, index: int | None = None) -> None:
+        super().__init__(message)
+        self.index = index

@@ -1,0 +1,201 @@
+"""Domain models shared by steps, ports and adapters. JSON field names are camelCase on the wire."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic.alias_generators import to_camel
+
+from visual_degrees.domain.names import name_key
+
+
+class Model(BaseModel):
+    """camelCase on the wire, snake_case in Python; unknown fields rejected at every boundary."""
+
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid")
+
+    def dump(self) -> dict[str, Any]:
+        return self.model_dump(mode="json", by_alias=True)
+
+
+class Person(Model):
+    key: str
+    name: str
+
+    @classmethod
+    def of(cls, name: str) -> Person:
+        return cls(key=name_key(name), name=name)
+
+
+# ---- what the providers return -------------------------------------------------------------
+
+
+class ImageHit(Model):
+    image_url: str
+    page_url: str = ""
+    title: str = ""
+
+
+class FetchedImage(Model):
+    url: str
+    data: bytes = Field(repr=False)
+    content_type: str
+    sha256: str
+    width: int = 0
+    height: int = 0
+
+
+class BoundingBox(Model):
+    """Fractions of the image, as Rekognition reports them."""
+
+    left: float = 0.0
+    top: float = 0.0
+    width: float = 0.0
+    height: float = 0.0
+
+
+class Face(Model):
+    name: str
+    celebrity_id: str
+    confidence: float  # 0..100, Rekognition's MatchConfidence
+    box: BoundingBox = Field(default_factory=BoundingBox)
+
+    @property
+    def key(self) -> str:
+        return name_key(self.name)
+
+
+# ---- evidence and results --------------------------------------------------------------------
+
+
+class Evidence(Model):
+    """One photo proving that two people appeared together."""
+
+    image_url: str
+    page_url: str = ""
+    title: str = ""
+    sha256: str = ""
+    query: str = ""
+    confidence_a: float
+    confidence_b: float
+    id_a: str = ""
+    id_b: str = ""
+    box_a: BoundingBox | None = None
+    box_b: BoundingBox | None = None
+
+    @property
+    def strength(self) -> float:
+        """An image proves an edge only as well as its weaker face."""
+        return min(self.confidence_a, self.confidence_b)
+
+
+class Edge(Model):
+    """A verified co-appearance between `a` and `b` (person keys), with its best photo."""
+
+    a: str
+    b: str
+    name_a: str
+    name_b: str
+    evidence: Evidence
+
+    @property
+    def confidence(self) -> float:
+        return self.evidence.strength
+
+    def oriented(self, first: str) -> Edge:
+        """The same edge read from `first`'s side (swaps a/b and the evidence's halves)."""
+        if first == self.a:
+            return self
+        ev = self.evidence
+        swapped = ev.model_copy(
+            update={
+                "confidence_a": ev.confidence_b,
+                "confidence_b": ev.confidence_a,
+                "id_a": ev.id_b,
+                "id_b": ev.id_a,
+                "box_a": ev.box_b,
+                "box_b": ev.box_a,
+            }
+        )
+        return Edge(a=self.b, b=self.a, name_a=self.name_b, name_b=self.name_a, evidence=swapped)
+
+
+EventType = Literal[
+    "run_started", "status", "evidence", "path_update", "final", "no_path", "cancelled", "error"
+]
+
+
+class RunEvent(Model):
+    run_id: str
+    seq: int
+    type: EventType
+    ts: str
+    data: dict[str, Any] = Field(default_factory=dict)
+
+
+# ---- run configuration and the execution payload --------------------------------------------
+
+Strategy = Literal["seed", "default"]
+
+
+class Budgets(Model):
+    searches: int = Field(default=20, ge=0, le=10_000)
+    recognitions: int = Field(default=120, ge=0, le=100_000)
+    llm_calls: int = Field(default=12, ge=0, le=1_000)
+    runtime_seconds: float = Field(default=120.0, gt=0, le=3_600)
+
+
+class RunOptions(Model):
+    max_hops: int = Field(default=6, ge=1, le=10)
+    images_per_search: int = Field(default=5, ge=1, le=20)
+    threshold: float = Field(default=80.0, ge=50.0, le=100.0)
+    ttl_seconds: int = Field(default=1800, ge=60, le=86_400)
+    budgets: Budgets = Field(default_factory=Budgets)
+    strategy: Strategy = "default"
+
+
+class RunState(Model):
+    """The Step Functions payload: small (< 8 KB) by design. Everything unbounded lives in run memory.
+
+    Choice states read the flags below; steps set them. `step` numbers every Task invocation so a
+    retried step can recognise work it already did.
+    """
+
+    run_id: str
+    person_a: Person
+    person_b: Person
+    options: RunOptions = Field(default_factory=RunOptions)
+    step: int = 0
+    started_at: float = 0.0
+    # Search position. `hop` is the frontier's depth (edges from its root); a bridge from the frontier
+    # adds one more edge, so expansion may continue only while hop < hop_ceiling = max_hops - 1.
+    hop: int = 0
+    hop_ceiling: int = 5
+    side: Literal["A", "B"] = "A"
+    frontier: str | None = None
+    path: list[str] = Field(default_factory=list)
+    selected: str | None = None
+    round: int = 0
+    # Flags the Choice states route on.
+    reached: bool = False
+    verified: bool = False
+    candidates_found: bool = False
+    candidates_left: bool = False
+    discovery_exhausted: bool = False
+    budget_exhausted: bool = False
+    exhausted: str | None = None
+    cancelled: bool = False
+    # Written by the state machine itself: Pass states name the limit; Catch stores the error here.
+    stop_reason: str | None = None
+    error: dict[str, Any] | None = None
+
+    @model_validator(mode="after")
+    def _ceiling_follows_options(self) -> RunState:
+        self.hop_ceiling = self.options.max_hops - 1
+        return self
+
+    def advanced(self, **changes: Any) -> RunState:
+        """The next state: the step counter moves on; per-step flags reset unless given."""
+        base = {"verified": False, **changes, "step": self.step + 1}
+        return self.model_copy(update=base)

@@ -1,0 +1,39 @@
+"""Search query templates. Every query the system sends is one of these, filled with known names,
+so a planner (or a hostile name) can never make us search for arbitrary text."""
+
+from __future__ import annotations
+
+# Proving that two people met: {a} and {b} are display names.
+PAIR_TEMPLATES: tuple[str, ...] = (
+    "{a} {b}",
+    "{a} and {b}",
+    "{a} with {b}",
+    "{a} {b} premiere",
+    "{a} {b} together",
+)
+
+# Discovering who a person appears with, one template per discovery round.
+DISCOVERY_TEMPLATES: tuple[str, ...] = (
+    "{a}",
+    "{a} with",
+    "{a} premiere",
+    "{a} cast",
+    "{a} red carpet",
+    "{a} event",
+)
+
+
+def pair_query(a: str, b: str, template: str = PAIR_TEMPLATES[0]) -> str:
+    return template.format(a=a, b=b)
+
+
+def discovery_query(a: str, round_no: int) -> str | None:
+    """The discovery query for round `round_no` (0-based), or None when the templates are used up."""
+    if round_no >= len(DISCOVERY_TEMPLATES):
+        return None
+    return DISCOVERY_TEMPLATES[round_no].format(a=a)
+
+
+def allowed_pair_queries(a: str, b: str) -> set[str]:
+    """All pair queries for a and b, in either order."""
+    return {t.format(a=x, b=y) for t in PAIR_TEMPLATES for x, y in ((a, b), (b, a))}

@@ -1,0 +1,103 @@
+"""What a local run runs against: the simulated photo web (default) or the live providers.
+
+Each run gets its own clock (a virtual one in the sandbox, so simulated time and latency are per
+run); the photo web itself is built once and shared by every run of the process.
+"""
+
+from __future__ import annotations
+
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import TYPE_CHECKING, TypeVar
+
+from visual_degrees.domain.errors import UnknownPerson
+from visual_degrees.local.runner import RunEnvironment
+from visual_degrees.services.context import Providers
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+
+    from visual_degrees.sandbox import FaultConfig, PhotoWeb
+
+T = TypeVar("T")
+
+
+class SandboxEnvironment:
+    """Callable run_id -> RunEnvironment over one shared photo web."""
+
+    def __init__(self, web: PhotoWeb, *, seed: int = 0, faults: FaultConfig | None = None) -> None:
+        self.web = web
+        self.seed = seed
+        self.faults = faults
+
+    def __call__(self, run_id: str) -> RunEnvironment:
+        from visual_degrees.sandbox import LATENCIES, VirtualClock, build_sandbox
+
+        clock = VirtualClock()
+        sandbox = build_sandbox(self.web, seed=self.seed, faults=self.faults, clock=clock)
+        return RunEnvironment(
+            providers=Providers(
+                search=sandbox.search,
+                fetcher=sandbox.fetcher,
+                recognizer=sandbox.recognizer,
+                planner=sandbox.planner,
+            ),
+            clock=clock,
+            sleep=clock.advance,  # retry back-off passes in simulated time
+            on_transition=lambda _state: clock.advance(LATENCIES.state_transition),
+        )
+
+
+def sandbox_environment(
+    world_path: Path | None, *, seed: int = 0, faults: str | FaultConfig | None = None
+) -> SandboxEnvironment:
+    """Load a world (the bundled synthetic one by default) and build its photo web."""
+    from visual_degrees.sandbox import FaultConfig, PhotoWeb, default_world_path, load_world
+
+    plan = FaultConfig.parse(faults) if isinstance(faults, str) else faults
+    world = load_world(world_path or default_world_path())
+    return SandboxEnvironment(PhotoWeb(world, seed), seed=seed, faults=plan)
+
+
+def require_known(environment: SandboxEnvironment, *names: str) -> None:
+    """In the sandbox we can tell a user that a name is nobody in the world (live, we cannot)."""
+    for name in names:
+        if not environment.web.knows(name):
+            raise UnknownPerson(f"{name!r} is not anyone in this world")
+
+
+class WallClock:
+    """The Clock port in real time; gather runs calls on threads (live providers do real I/O)."""
+
+    def __init__(self, max_workers: int = 8) -> None:
+        self._max_workers = max_workers
+
+    def now(self) -> float:
+        return time.time()
+
+    def gather(self, calls: Sequence[Callable[[], T]]) -> list[T | BaseException]:
+        def guarded(call: Callable[[], T]) -> T | BaseException:
+            try:
+                return call()
+            except BaseException as exc:  # returned in place, as the port promises
+                return exc
+
+        with ThreadPoolExecutor(max_workers=min(self._max_workers, max(1, len(calls)))) as pool:
+            return list(pool.map(guarded, calls))
+
+
+def live_environment() -> Callable[[str], RunEnvironment]:
+    """The live providers from settings (keys from the environment / config file)."""
+    from visual_degrees.adapters.live import build_live_providers
+    from visual_degrees.config import Settings
+
+    live = build_live_providers(Settings())
+    providers = Providers(
+        search=live.search, fetcher=live.fetcher, recognizer=live.recognizer, planner=live.planner
+    )
+
+    def environment(run_id: str) -> RunEnvironment:
+        return RunEnvironment(providers=providers, clock=WallClock())
+
+    return environment

@@ -1,0 +1,153 @@
+"""Run an investigation on one machine: the state machine file on the local engine, each Task's step
+in-process, run memory in SQLite (or any Memory), events to any sink, the execution history kept for
+`visual-degrees trace`.
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any, Literal
+
+from visual_degrees.constants import STATE_TASKS
+from visual_degrees.domain.costs import DEFAULT_COSTS, CostTable
+from visual_degrees.domain.errors import RunNotFound
+from visual_degrees.domain.models import RunEvent, RunOptions, RunState
+from visual_degrees.domain.requests import parse_options, validate_pair
+from visual_degrees.local.asl_engine import Execution, LocalEngine
+from visual_degrees.local.definition import load_definition
+from visual_degrees.ports import Clock, EventSink, Memory, Put
+from visual_degrees.services.context import Providers, StepContext
+from visual_degrees.services.event_log import EventLog
+from visual_degrees.services.run_memory import RunMemory
+from visual_degrees.steps import execute
+
+Outcome = Literal["path", "no_path", "cancelled", "error"]
+_OUTCOMES: dict[str, Outcome] = {
+    "final": "path",
+    "no_path": "no_path",
+    "cancelled": "cancelled",
+    "error": "error",
+}
+HISTORY_CHUNK = 100  # history events per stored item (each carries state JSON): items stay far below 350 KB
+_RUNS_PK = "runs"
+
+
+@dataclass
+class RunEnvironment:
+    """What one run runs against: providers bound to a clock, and how waiting and transitions pass."""
+
+    providers: Providers
+    clock: Clock
+    sleep: Callable[[float], None] = time.sleep
+    on_transition: Callable[[str], None] | None = None
+
+
+@dataclass
+class RunResult:
+    run_id: str
+    outcome: Outcome
+    final: RunEvent | None
+    execution: Execution
+
+
+def new_run_id() -> str:
+    return f"{datetime.now(UTC):%Y%m%dT%H%M%S}-{secrets.token_hex(3)}"
+
+
+class LocalRunner:
+    def __init__(
+        self,
+        memory: Memory,
+        environment: Callable[[str], RunEnvironment],
+        *,
+        costs: CostTable = DEFAULT_COSTS,
+        definition: dict[str, Any] | None = None,
+    ) -> None:
+        self.memory = memory
+        self._environment = environment
+        self._costs = costs
+        self._definition = definition or load_definition()
+        self._step_of = {f"${{{t.substitution}}}": t.step for t in STATE_TASKS}
+
+    def run(
+        self,
+        person_a: object,
+        person_b: object,
+        options: RunOptions | dict[str, Any] | None = None,
+        *,
+        run_id: str | None = None,
+        sink: EventSink | None = None,
+    ) -> RunResult:
+        """Validate, then run to the end. Bad input raises InvalidInput before anything is written."""
+        a, b = validate_pair(person_a, person_b)
+        opts = parse_options(options)
+        run_id = run_id or new_run_id()
+        env = self._environment(run_id)
+        ctx = StepContext(
+            providers=env.providers, memory=self.memory, clock=env.clock, sink=sink, costs=self._costs
+        )
+
+        def invoke(resource: str, payload: dict[str, Any]) -> dict[str, Any]:
+            return execute(self._step_of[resource], payload, ctx)
+
+        engine = LocalEngine(
+            self._definition, invoke, sleep=env.sleep, now=env.clock.now, on_transition=env.on_transition
+        )
+        initial = RunState(run_id=run_id, person_a=a, person_b=b, options=opts)
+        execution = engine.execute(initial.dump(), name=run_id)
+        final = self.final_event(run_id)
+        outcome: Outcome = _OUTCOMES[final.type] if final else "error"
+        self._save_history(run_id, execution, a.name, b.name, outcome)
+        return RunResult(run_id=run_id, outcome=outcome, final=final, execution=execution)
+
+    def cancel(self, run_id: str) -> None:
+        memory = RunMemory(self.memory, run_id, RunOptions().ttl_seconds)
+        if memory.meta() is None:
+            raise RunNotFound(f"no run {run_id!r}")
+        memory.request_cancel(time.time())
+
+    def events(self, run_id: str, from_seq: int = 1) -> list[RunEvent]:
+        return EventLog(self.memory).read(run_id, from_seq)
+
+    def final_event(self, run_id: str) -> RunEvent | None:
+        for event in reversed(self.events(run_id)):
+            if event.type in _OUTCOMES:
+                return event
+        return None
+
+    # ---- execution histories (kept without TTL: they are the operator's trace) ---------------
+
+    def _save_history(self, run_id: str, execution: Execution, a: str, b: str, outcome: Outcome) -> None:
+        pk = f"exec#{run_id}"
+        history = execution.history
+        for start in range(0, len(history), HISTORY_CHUNK):
+            chunk = history[start : start + HISTORY_CHUNK]
+            self.memory.put(Put(pk, f"h#{start // HISTORY_CHUNK:05d}", {"events": chunk}))
+        summary = {
+            "runId": run_id,
+            "personA": a,
+            "personB": b,
+            "status": execution.status,
+            "outcome": outcome,
+            "states": len(execution.visited),
+            "events": len(history),
+            "recordedAt": time.time(),
+        }
+        self.memory.put(Put(pk, "summary", summary))
+        self.memory.put(Put(_RUNS_PK, run_id, summary))
+
+    def history(self, run_id: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+        pk = f"exec#{run_id}"
+        summary = self.memory.get(pk, "summary")
+        if summary is None:
+            raise RunNotFound(f"no execution history for run {run_id!r}")
+        events = [e for item in self.memory.query(pk, "h#") for e in item.data["events"]]
+        return summary.data, events
+
+    def recent_runs(self, limit: int = 20) -> list[dict[str, Any]]:
+        items = self.memory.query(_RUNS_PK)
+        return [i.data for i in sorted(items, key=lambda i: i.sk, reverse=True)[:limit]]

@@ -1,0 +1,128 @@
+"""The ports: what a step may ask of the outside world. Adapters (live, AWS, sandbox) implement them.
+
+Steps only see these; ground truth, HTTP, SQL and AWS stay behind them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol, TypeVar
+
+from visual_degrees.domain.models import Face, FetchedImage, ImageHit, RunEvent
+from visual_degrees.domain.planning import PlannerContext, PlannerReply
+
+T = TypeVar("T")
+
+
+class ImageSearch(Protocol):
+    def search(self, query: str, count: int) -> list[ImageHit]:
+        """Up to `count` image hits for `query`. Raises TransientProviderError / ProviderError."""
+        ...
+
+
+class ImageFetcher(Protocol):
+    def fetch(self, url: str) -> FetchedImage:
+        """The image at `url`, in a format the recogniser accepts. Raises ProviderError when unusable."""
+        ...
+
+
+class CelebrityRecognizer(Protocol):
+    def recognize(self, image: FetchedImage) -> list[Face]:
+        """Every recognised face, whatever its confidence; thresholds are the caller's business."""
+        ...
+
+
+class Planner(Protocol):
+    def plan(self, context: PlannerContext) -> PlannerReply:
+        """Raw suggestion; the caller validates it (it may name people it was never offered)."""
+        ...
+
+
+class Clock(Protocol):
+    def now(self) -> float:
+        """Seconds since the epoch: wall time live, simulated time in the sandbox."""
+        ...
+
+    def gather(self, calls: Sequence[Callable[[], T]]) -> list[T | BaseException]:
+        """Run calls concurrently; each result or the exception it raised, in order."""
+        ...
+
+
+# ---- memory: a KV store with TTL, conditional writes and atomic counters ----------------------
+
+
+@dataclass(frozen=True)
+class Put:
+    """Write `data` at (pk, sk). With if_absent, fail unless no live (unexpired) item is there."""
+
+    pk: str
+    sk: str
+    data: dict[str, Any]
+    ttl_seconds: int | None = None
+    if_absent: bool = False
+
+
+@dataclass(frozen=True)
+class Increment:
+    """Add `amount` to counter `name` of (pk, sk) (a missing item or counter counts as 0).
+
+    `expect`: fail unless the counter currently equals it. `ceiling`: fail if the result would
+    exceed it. Counters live beside `data`, not inside it.
+    """
+
+    pk: str
+    sk: str
+    name: str
+    amount: int = 1
+    expect: int | None = None
+    ceiling: int | None = None
+    ttl_seconds: int | None = None
+
+
+Write = Put | Increment
+
+
+@dataclass(frozen=True)
+class Item:
+    pk: str
+    sk: str
+    data: dict[str, Any] = field(default_factory=dict)
+    counters: dict[str, int] = field(default_factory=dict)
+    expires_at: float | None = None
+
+
+class Memory(Protocol):
+    """Run memory. Expired items are invisible to every read, even before the store deletes them.
+
+    TTL rule: a Put sets the item's TTL; an Increment's `ttl_seconds` applies only when it creates
+    the item. Expiry is in whole seconds (ceil(now + ttl)).
+    """
+
+    def get(self, pk: str, sk: str) -> Item | None: ...
+
+    def put(self, put: Put) -> bool:
+        """True if written; False if `if_absent` and a live item was there."""
+        ...
+
+    def increment(self, inc: Increment) -> int | None:
+        """The counter's new value, or None if `expect`/`ceiling` refused it."""
+        ...
+
+    def transact(self, writes: Sequence[Write]) -> None:
+        """All or nothing. Raises ConditionFailed(index=…) naming the first write that refused."""
+        ...
+
+    def query(
+        self, pk: str, prefix: str = "", *, after: str | None = None, limit: int | None = None
+    ) -> list[Item]:
+        """Live items of `pk` whose sk starts with `prefix` and sorts after `after`, in sk order."""
+        ...
+
+    def delete(self, pk: str, sk: str) -> None: ...
+
+
+class EventSink(Protocol):
+    def deliver(self, event: RunEvent) -> None:
+        """Push an already-stored event to whoever listens. Must not raise for a vanished listener."""
+        ...

@@ -1,0 +1,34 @@
+"""The simulated photo web (DESIGN.md §5): a world, its photos, and sandbox providers for every port.
+
+Usage::
+
+    world = load_world(default_world_path())           # or any world file
+    sandbox = build_sandbox(world, seed=0, faults=FaultConfig.parse("search_5xx=0.1"))
+    sandbox.search / .fetcher / .recognizer / .planner / .clock   # the ports
+    sandbox.web.truth(url), sandbox.web.provable_graph()          # ground truth, benchmarks only
+"""
+
+from visual_degrees.sandbox.assemble import Sandbox, build_sandbox
+from visual_degrees.sandbox.clock import EPOCH, LATENCIES, Latencies, VirtualClock
+from visual_degrees.sandbox.faults import FaultConfig, FaultInjector
+from visual_degrees.sandbox.photoweb import PhotoWeb
+from visual_degrees.sandbox.synthetic import EXAMPLE_PAIR, FAR_PAIR, default_world_path
+from visual_degrees.sandbox.world import PersonRecord, World, load_world
+
+__all__ = [
+    "EPOCH",
+    "EXAMPLE_PAIR",
+    "FAR_PAIR",
+    "LATENCIES",
+    "FaultConfig",
+    "FaultInjector",
+    "Latencies",
+    "PersonRecord",
+    "PhotoWeb",
+    "Sandbox",
+    "VirtualClock",
+    "World",
+    "build_sandbox",
+    "default_world_path",
+    "load_world",
+]

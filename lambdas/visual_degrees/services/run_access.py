@@ -1,0 +1,46 @@
+"""Who may use a run: the connection that started it, or anyone holding its run token.
+
+The token is returned once (in `runAccepted`); only its hash is stored, so a leaked table does not
+leak access.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+from typing import Any
+
+from visual_degrees.domain.errors import RunNotFound
+from visual_degrees.ports import Memory, Put
+from visual_degrees.services.event_log import run_pk
+
+_SK = "access"
+
+
+def _hash(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+class RunAccess:
+    def __init__(self, memory: Memory) -> None:
+        self._memory = memory
+
+    def register(self, run_id: str, owner: str, ttl_seconds: int, **extra: Any) -> str:
+        """Record `owner` (a connection or client id) for a new run; returns the run token."""
+        token = secrets.token_urlsafe(24)
+        record = {"owner": owner, "tokenHash": _hash(token), **extra}
+        if not self._memory.put(Put(run_pk(run_id), _SK, record, ttl_seconds, if_absent=True)):
+            raise RunNotFound(f"run id {run_id!r} is already taken")
+        return token
+
+    def record(self, run_id: str, caller: str, token: str | None = None) -> dict[str, Any]:
+        """The access record if `caller` owns the run or `token` is its token; else RunNotFound
+        (the same answer as for a run that does not exist)."""
+        item = self._memory.get(run_pk(run_id), _SK)
+        if item is not None:
+            if item.data.get("owner") == caller:
+                return item.data
+            if token is not None and hmac.compare_digest(item.data.get("tokenHash", ""), _hash(token)):
+                return item.data
+        raise RunNotFound(f"no run {run_id!r} for this client")

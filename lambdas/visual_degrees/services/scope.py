@@ -1,0 +1,83 @@
+"""One step of one run: its memory, budget, event emitter and identity rules in one place."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from visual_degrees.domain.models import EventType, Face, Person, RunEvent, RunOptions, RunState
+from visual_degrees.services.budget import Budget, Resource
+from visual_degrees.services.context import StepContext
+from visual_degrees.services.event_log import EventLog
+from visual_degrees.services.run_memory import RunMemory
+
+T = TypeVar("T")
+
+
+class RunScope:
+    def __init__(self, ctx: StepContext, state: RunState) -> None:
+        self.ctx = ctx
+        self.state = state
+        self.options: RunOptions = state.options
+        ttl = state.options.ttl_seconds
+        self.mem = RunMemory(ctx.memory, state.run_id, ttl)
+        self.budget = Budget(ctx.memory, state.run_id, state.options.budgets, ctx.costs, ttl)
+        self.log = EventLog(ctx.memory, ctx.sink, ttl_seconds=ttl)
+        self._emitted = 0
+
+    # ---- events ------------------------------------------------------------------------------
+
+    def emit(self, type_: EventType, data: dict[str, Any], *, key: str | None = None) -> RunEvent:
+        """Append an event exactly once. Default key: this step's n-th event, stable across retries
+        because a retried step replays the same decisions from its caches."""
+        if key is None:
+            self._emitted += 1
+            key = f"s{self.state.step}.{self._emitted}"
+        return self.log.append(self.state.run_id, key, type_, data, at=self.ctx.clock.now())
+
+    def status(self, message: str, **extra: Any) -> RunEvent:
+        return self.emit("status", {"message": message, "hop": self.state.hop, **extra})
+
+    def decide(self, name: str, choose: Callable[[], T]) -> T:
+        """A decision this step makes from memory it may change itself, journalled on first use so
+        a re-run of the step (after a crash) replays it instead of seeing its own side effects."""
+        return self.mem.journal(self.state.step, name, choose)
+
+    # ---- budgets -----------------------------------------------------------------------------
+
+    def runtime_exceeded(self) -> bool:
+        elapsed = self.ctx.clock.now() - self.state.started_at
+        return elapsed > self.options.budgets.runtime_seconds
+
+    def refusal(self, resource: Resource) -> str | None:
+        """Reserve one unit before a paid call. None if granted, else the name of the spent budget."""
+        if self.runtime_exceeded():
+            return "runtime"
+        return None if self.budget.reserve(resource) else resource
+
+    # ---- identity ----------------------------------------------------------------------------
+
+    def people(self, faces: list[Face]) -> dict[str, Face]:
+        """Faces at or above the threshold, one per person key, consistent with pinned identities.
+
+        The first accepted sighting of a name pins its celebrity id for the rest of the run; a face
+        with the same name and another id (a namesake or lookalike) is never accepted afterwards.
+        """
+        accepted: dict[str, Face] = {}
+        for face in sorted(faces, key=lambda f: -f.confidence):
+            if face.confidence < self.options.threshold or not face.key or face.key in accepted:
+                continue
+            pinned = self.mem.pinned_id(face.key)
+            if pinned is None:
+                pinned = self.mem.pin(face.key, face.celebrity_id)
+                self.mem.remember_person(Person(key=face.key, name=face.name))
+            if pinned == face.celebrity_id:
+                accepted[face.key] = face
+        return accepted
+
+    def person(self, key: str) -> Person:
+        """A person by key with their display name (A and B are always known)."""
+        for p in (self.state.person_a, self.state.person_b):
+            if p.key == key:
+                return p
+        return Person(key=key, name=self.mem.name_of(key) or key)

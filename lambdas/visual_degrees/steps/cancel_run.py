@@ -1,0 +1,22 @@
+"""RunCancelled: the client asked to stop; the state machine stopped at a state boundary."""
+
+from __future__ import annotations
+
+from visual_degrees.domain.models import RunState
+from visual_degrees.services.context import StepContext
+from visual_degrees.services.scope import RunScope
+
+
+def run(state: RunState, ctx: StepContext) -> RunState:
+    scope = RunScope(ctx, state)
+    scope.emit(
+        "cancelled",
+        {
+            "hop": state.hop,
+            "partialPath": [scope.person(k).name for k in state.path],
+            "usage": scope.budget.summary(),
+        },
+        key="final",
+    )
+    scope.mem.update_meta(status="cancelled")
+    return state.advanced(cancelled=True)

@@ -1,0 +1,39 @@
+"""S7: an honest `no_path`: how far the search got and which limit ended it."""
+
+from __future__ import annotations
+
+from visual_degrees.domain.models import RunState
+from visual_degrees.domain.paths import graph_payload
+from visual_degrees.services.context import StepContext
+from visual_degrees.services.scope import RunScope
+
+REASONS = {
+    "hop_limit": "No chain within {max_hops} hops: every further link would make the chain too long.",
+    "budget": "The {exhausted} budget ran out before a chain was proven.",
+    "candidates_exhausted": "Nobody new could be found to try next.",
+}
+
+
+def run(state: RunState, ctx: StepContext) -> RunState:
+    scope = RunScope(ctx, state)
+    reason = state.stop_reason or ("budget" if state.budget_exhausted else "candidates_exhausted")
+    message = REASONS.get(reason, "No chain was proven.").format(
+        max_hops=state.options.max_hops, exhausted=state.exhausted or "search"
+    )
+    scope.emit(
+        "no_path",
+        {
+            "reason": reason,
+            "exhausted": state.exhausted,
+            "message": message,
+            "hopsTried": state.hop,
+            "maxHops": state.options.max_hops,
+            "partialPath": [scope.person(k).name for k in state.path],
+            "usage": scope.budget.summary(),
+            "simSeconds": round(ctx.clock.now() - state.started_at, 3),
+            "graph": graph_payload(scope.mem.edges(), scope.mem.names()),
+        },
+        key="final",
+    )
+    scope.mem.update_meta(status="no_path", reason=reason)
+    return state.advanced(stop_reason=reason)

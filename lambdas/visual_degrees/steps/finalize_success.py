@@ -1,0 +1,24 @@
+"""S6: assemble the chain from the verified graph, with per-edge, bottleneck and cumulative
+confidence and the graph payload; emit `final`."""
+
+from __future__ import annotations
+
+from visual_degrees.domain.models import RunState
+from visual_degrees.domain.paths import best_path, final_payload
+from visual_degrees.services.context import StepContext
+from visual_degrees.services.scope import RunScope
+
+
+def run(state: RunState, ctx: StepContext) -> RunState:
+    scope = RunScope(ctx, state)
+    edges = scope.mem.edges()
+    chain = best_path(edges, state.person_a.key, state.person_b.key, state.options.max_hops)
+    if chain is None:
+        # Only a bug can route here without a chain; fail loudly rather than claim a path.
+        raise RuntimeError("S6 reached without a verified chain from A to B")
+    payload = final_payload(chain, edges, scope.mem.names())
+    payload["usage"] = scope.budget.summary()
+    payload["simSeconds"] = round(ctx.clock.now() - state.started_at, 3)
+    scope.emit("final", payload, key="final")
+    scope.mem.update_meta(status="succeeded", hops=len(chain))
+    return state.advanced(reached=True, path=[e.a for e in chain] + [chain[-1].b])

@@ -1,0 +1,37 @@
+"""S0: validate and normalise the two names, create the run in memory (with TTL), announce it."""
+
+from __future__ import annotations
+
+from visual_degrees.domain.models import RunState
+from visual_degrees.domain.requests import validate_pair
+from visual_degrees.services.context import StepContext
+from visual_degrees.services.scope import RunScope
+
+
+def run(state: RunState, ctx: StepContext) -> RunState:
+    a, b = validate_pair(state.person_a.name, state.person_b.name)
+    now = ctx.clock.now()
+    state = state.model_copy(update={"person_a": a, "person_b": b})
+    scope = RunScope(ctx, state)
+    scope.mem.create(
+        {
+            "runId": state.run_id,
+            "personA": a.name,
+            "personB": b.name,
+            "options": state.options.dump(),
+            "createdAt": now,
+            "status": "running",
+        }
+    )
+    # A re-run keeps the first attempt's start: the runtime budget counts from there.
+    state = state.model_copy(update={"started_at": (scope.mem.meta() or {}).get("createdAt", now)})
+    scope.state = state
+    scope.mem.remember_person(a)
+    scope.mem.remember_person(b)
+    scope.emit(
+        "run_started",
+        {"personA": a.name, "personB": b.name, "options": state.options.dump()},
+        key="run_started",
+    )
+    scope.status(f"Looking for one photo of {a.name} with {b.name}")
+    return state.advanced(frontier=a.key, path=[a.key], side="A", hop=0, round=0)

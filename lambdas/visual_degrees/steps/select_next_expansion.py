@@ -1,0 +1,42 @@
+"""S3: pick the next candidate to verify. The planner orders the frontier's candidates once per
+discovery round (strictly validated, deterministic fallback); later visits take the next in line,
+and only when everyone planned has been tried and newcomers remain is a new plan made."""
+
+from __future__ import annotations
+
+from visual_degrees.domain.models import RunState
+from visual_degrees.domain.names import name_key
+from visual_degrees.domain.planning import PlannerContext, fallback_order
+from visual_degrees.services.context import StepContext
+from visual_degrees.services.scope import RunScope
+from visual_degrees.steps.selection import MAX_OFFERED, choose_plan, plan_order, summaries, untried_candidates
+
+
+def run(state: RunState, ctx: StepContext) -> RunState:
+    scope = RunScope(ctx, state)
+    frontier = scope.person(state.frontier or state.person_a.key)
+    untried = untried_candidates(scope, frontier.key)
+    if not untried:
+        return state.advanced(selected=None, candidates_left=False)
+    untried_keys = {c.key for c in untried}
+    saved = scope.mem.plan(frontier.key, state.round)
+    if saved is None or not untried_keys.intersection(saved["order"]):
+        context = PlannerContext(
+            target=state.person_b.name,
+            frontier=frontier.name,
+            path=[scope.person(k).name for k in state.path],
+            candidates=fallback_order(summaries(untried))[:MAX_OFFERED],
+            remaining_searches=scope.budget.remaining("searches"),
+        )
+        plan = choose_plan(scope, context)
+        saved = {
+            "order": plan_order(scope, plan, untried),
+            "queries": {name_key(n): q for n, q in plan.queries.items()},
+            "source": plan.source,
+        }
+        scope.mem.save_plan(frontier.key, state.round, saved)
+        if plan.narration:
+            scope.status(plan.narration, source="planner")
+    nxt = next(k for k in saved["order"] if k in untried_keys)
+    scope.status(f"Next: can we prove {frontier.name} — {scope.person(nxt).name}?")
+    return state.advanced(selected=nxt, candidates_left=True)

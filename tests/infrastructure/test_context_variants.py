@@ -1,0 +1,81 @@
+"""The context knobs change the template as documented (one more cached synthesis)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from infra.constructs.functions import Need, handler_table
+from tests.infrastructure.queries import (
+    as_list,
+    function_for,
+    render,
+    resources,
+    role_of_function,
+    statements_of_role,
+    statements_with_action,
+)
+from tests.support.cdk_template import Synthesis, synthesis
+
+pytestmark = pytest.mark.cdk
+
+VARIANT = {
+    "removalPolicy": "retain",
+    "reservedConcurrency": False,
+    "alarmEmail": "ops@example.com",
+    "planner": "bedrock",
+    "bundleLayer": False,
+    "region": "eu-west-1",
+}
+
+
+@pytest.fixture(scope="module")
+def variant() -> Synthesis:
+    return synthesis(**VARIANT)
+
+
+def test_retain_keeps_the_table_secrets_and_logs(variant: Synthesis) -> None:
+    for type_name in ("AWS::DynamoDB::Table", "AWS::SecretsManager::Secret", "AWS::Logs::LogGroup"):
+        for lid, resource in resources(variant.template, type_name).items():
+            assert resource["DeletionPolicy"] == "Retain", lid
+
+
+def test_without_reserved_concurrency_no_function_reserves_any(variant: Synthesis) -> None:
+    functions = resources(variant.template, "AWS::Lambda::Function").values()
+    assert not [f for f in functions if "ReservedConcurrentExecutions" in f["Properties"]]
+
+
+def test_an_alarm_email_subscribes_to_the_alarm_topic(variant: Synthesis) -> None:
+    (subscription,) = resources(variant.template, "AWS::SNS::Subscription").values()
+    assert subscription["Properties"]["Protocol"] == "email"
+    assert subscription["Properties"]["Endpoint"] == VARIANT["alarmEmail"]
+
+
+def test_bedrock_planner_may_invoke_only_its_model_in_the_region(variant: Synthesis) -> None:
+    for spec in handler_table():
+        _, function = function_for(variant.template, spec.module)
+        grants = statements_with_action(statements_of_role(variant.template, role_of_function(function)), "bedrock:InvokeModel")
+        env = function["Environment"]["Variables"]
+        if Need.PLAN in spec.needs:
+            (statement,) = grants
+            (resource,) = as_list(statement["Resource"])
+            assert render(resource).endswith(":bedrock:eu-west-1::foundation-model/amazon.nova-lite-v1:0")
+            assert (env["VD_PLANNER"], env["VD_BEDROCK_MODEL_ID"]) == ("bedrock", "amazon.nova-lite-v1:0")
+        else:
+            assert grants == [], spec.module
+
+
+def test_the_stub_layer_never_shares_an_asset_with_the_built_layer(variant: Synthesis, synth: Synthesis) -> None:
+    # A shared S3 key would let a deploy re-use a stub uploaded earlier under it.
+    def layer_key(s: Synthesis) -> str:
+        (layer,) = resources(s.template, "AWS::Lambda::LayerVersion").values()
+        return layer["Properties"]["Content"]["S3Key"]
+
+    assert layer_key(variant) != layer_key(synth)
+
+
+def test_acknowledgments_still_match_when_the_region_is_fixed(variant: Synthesis) -> None:
+    # A fixed region turns <AWS::Region> into a literal inside the wildcard findings cdk-nag reports.
+    violations = [v for p in variant.validation_report.get("pluginReports", []) for v in p["violations"]]
+    assert [v["ruleName"] for v in violations if v["ruleName"].startswith("AwsSolutions")] == []

@@ -1,0 +1,164 @@
+"""Functions: one per Task state, per WebSocket route and the authorizer, all from one table."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from infra.constructs.functions import HandlerSpec, Need, Role, handler_table
+from infra.constructs.observability import METRICS_NAMESPACE
+from tests.infrastructure.queries import function_for, functions_by_handler, handler_of, resources
+from tests.support.cdk_template import REPO_ROOT, Synthesis
+from visual_degrees.constants import (
+    ENV_SECRET_ARN,
+    ENV_STATE_MACHINE_ARN,
+    ENV_TABLE_NAME,
+    ENV_WEBSOCKET_ENDPOINT,
+    SERVICE_NAME,
+    STATE_TASKS,
+    WEBSOCKET_ROUTES,
+)
+
+pytestmark = pytest.mark.cdk
+
+ASL = json.loads((REPO_ROOT / "statemachine" / "visual_degrees.asl.json").read_text(encoding="utf-8"))
+API_GATEWAY_INTEGRATION_TIMEOUT = 29
+ACCOUNT_CONCURRENCY_DEFAULT = 1000
+
+
+def _specs() -> list[HandlerSpec]:
+    return list(handler_table())
+
+
+def test_one_function_per_task_state_route_and_the_authorizer(raw: dict[str, Any]) -> None:
+    # Given the constants' tasks and routes / When listing the template's functions by handler
+    expected = {handler_of(t.step) for t in STATE_TASKS}
+    expected |= {handler_of(module) for module in WEBSOCKET_ROUTES.values()}
+    expected.add(handler_of("ws_authorizer"))
+
+    # Then each handler runs in exactly one function and there is no other
+    assert set(functions_by_handler(raw)) == expected
+    assert len(resources(raw, "AWS::Lambda::Function")) == len(expected)
+
+
+def test_every_function_is_python313_arm64_traced_on_one_code_asset_and_layer(raw: dict[str, Any]) -> None:
+    functions = [f["Properties"] for f in resources(raw, "AWS::Lambda::Function").values()]
+    (layer_id,) = resources(raw, "AWS::Lambda::LayerVersion")
+
+    assert {f["Runtime"] for f in functions} == {"python3.13"}
+    assert {tuple(f["Architectures"]) for f in functions} == {("arm64",)}
+    assert {f["TracingConfig"]["Mode"] for f in functions} == {"Active"}
+    assert all(f["Layers"] == [{"Ref": layer_id}] for f in functions)
+    assert len({f["Code"]["S3Key"] for f in functions}) == 1
+
+
+def test_the_layer_targets_python313_on_arm64(template: Any) -> None:
+    template.has_resource_properties(
+        "AWS::Lambda::LayerVersion",
+        {"CompatibleRuntimes": ["python3.13"], "CompatibleArchitectures": ["arm64"]},
+    )
+
+
+def test_powertools_is_configured_the_same_everywhere(raw: dict[str, Any]) -> None:
+    for lid, function in resources(raw, "AWS::Lambda::Function").items():
+        env = function["Properties"]["Environment"]["Variables"]
+        assert env["POWERTOOLS_SERVICE_NAME"] == SERVICE_NAME, lid
+        assert env["POWERTOOLS_METRICS_NAMESPACE"] == METRICS_NAMESPACE, lid
+        assert env["POWERTOOLS_LOGGER_LOG_EVENT"] == "false", lid  # events carry run tokens
+
+
+def test_step_functions_time_out_before_their_task_state_does(raw: dict[str, Any]) -> None:
+    # A Lambda outliving its Task's TimeoutSeconds would be retried while still running.
+    for task in STATE_TASKS:
+        _, function = function_for(raw, task.step)
+        assert function["Timeout"] < ASL["States"][task.state]["TimeoutSeconds"], task.state
+
+
+def test_route_functions_fit_the_api_gateway_integration_timeout(raw: dict[str, Any]) -> None:
+    for spec in _specs():
+        if spec.role is not Role.STEP:
+            _, function = function_for(raw, spec.module)
+            assert function["Timeout"] <= API_GATEWAY_INTEGRATION_TIMEOUT, spec.module
+
+
+def test_memory_follows_the_role_and_recognition_steps_get_the_most(raw: dict[str, Any]) -> None:
+    memory = {spec.module: function_for(raw, spec.module)[1]["MemorySize"] for spec in _specs()}
+    assert memory == {spec.module: spec.sizing.memory_mb for spec in _specs()}
+    recognizing = [spec.module for spec in _specs() if Need.RECOGNIZE in spec.needs]
+    others = [spec.module for spec in _specs() if Need.RECOGNIZE not in spec.needs]
+    assert recognizing and min(memory[m] for m in recognizing) > max(memory[m] for m in others)
+
+
+def test_concurrency_is_reserved_and_bounded(raw: dict[str, Any]) -> None:
+    # Given cdk.json's reservedConcurrency=true / Then every function has a small reservation and all
+    # together leave most of a default account's 1,000 concurrent executions to others
+    reserved = [f["Properties"]["ReservedConcurrentExecutions"] for f in resources(raw, "AWS::Lambda::Function").values()]
+    assert all(1 <= r <= 20 for r in reserved)
+    assert sum(reserved) <= ACCOUNT_CONCURRENCY_DEFAULT // 4
+
+
+def test_environment_names_exactly_the_resources_a_function_may_use(raw: dict[str, Any]) -> None:
+    secrets = resources(raw, "AWS::SecretsManager::Secret")
+    provider_secret = next(lid for lid in secrets if "ProviderKeys" in lid)
+    tokens_secret = next(lid for lid in secrets if "ClientTokens" in lid)
+    run_needs = {Need.START_RUN, Need.STOP_RUN, Need.DESCRIBE_RUN}
+
+    for spec in _specs():
+        env = function_for(raw, spec.module)[1]["Environment"]["Variables"]
+        assert (ENV_TABLE_NAME in env) == (Need.MEMORY in spec.needs), spec.module
+        assert (ENV_WEBSOCKET_ENDPOINT in env) == (Need.PUSH in spec.needs), spec.module
+        assert (ENV_STATE_MACHINE_ARN in env) == bool(spec.needs & run_needs), spec.module
+        if Need.PROVIDER_KEYS in spec.needs:
+            assert env[ENV_SECRET_ARN] == {"Ref": provider_secret}, spec.module
+        elif Need.CLIENT_TOKENS in spec.needs:
+            assert env[ENV_SECRET_ARN] == {"Ref": tokens_secret}, spec.module
+        else:
+            assert ENV_SECRET_ARN not in env, spec.module
+
+
+def test_no_environment_variable_carries_a_secret(raw: dict[str, Any]) -> None:
+    # Names that would hold a key or token are refused; the only secret reference is an ARN.
+    secretish = re.compile(r"(API_KEY|TOKEN|PASSWORD|SECRET)(?!_ARN$)")
+    for lid, function in resources(raw, "AWS::Lambda::Function").items():
+        for name, value in function["Properties"]["Environment"]["Variables"].items():
+            assert not secretish.search(name), f"{lid}: {name}"
+            assert "resolve:secretsmanager" not in json.dumps(value), f"{lid}: {name}"
+
+
+def test_each_function_logs_to_its_own_group_with_the_context_retention(
+    raw: dict[str, Any], context: dict[str, Any]
+) -> None:
+    groups = resources(raw, "AWS::Logs::LogGroup")
+    seen: set[str] = set()
+    for lid, function in resources(raw, "AWS::Lambda::Function").items():
+        group = function["Properties"]["LoggingConfig"]["LogGroup"]["Ref"]
+        assert groups[group]["Properties"]["RetentionInDays"] == context["logRetentionDays"], lid
+        seen.add(group)
+    assert len(seen) == len(resources(raw, "AWS::Lambda::Function"))
+
+
+def _code_asset_dir(synth: Synthesis) -> Path:
+    (function,) = list(resources(synth.template, "AWS::Lambda::Function").values())[:1]
+    key = function["Properties"]["Code"]["S3Key"].removesuffix(".zip")
+    manifest = json.loads((synth.outdir / f"{synth.stack_name}.assets.json").read_text(encoding="utf-8"))
+    return synth.outdir / manifest["files"][key]["source"]["path"]
+
+
+def test_the_code_asset_ships_the_package_without_caches_and_with_the_definition(synth: Synthesis) -> None:
+    # Given the staged code asset of the functions
+    root = _code_asset_dir(synth)
+    files = [p.relative_to(root).as_posix() for p in root.rglob("*")]
+
+    # Then it holds the runtime package, no bytecode, caches, egg-info or tests
+    assert (root / "visual_degrees" / "constants.py").is_file()
+    assert (root / "visual_degrees" / "handlers" / "__init__.py").is_file()
+    assert not [f for f in files if "__pycache__" in f or f.endswith(".pyc") or ".egg-info" in f]
+    assert not [f for f in files if "/tests/" in f or f.startswith("tests/")]
+    # And the statemachine symlink was followed: the definition is a real file in the asset
+    definition = root / "visual_degrees" / "statemachine" / "visual_degrees.asl.json"
+    assert definition.is_file() and not definition.is_symlink()
+    assert json.loads(definition.read_text(encoding="utf-8")) == ASL

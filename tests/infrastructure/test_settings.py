@@ -1,0 +1,63 @@
+"""Deployment settings: cdk.json's defaults, `-c key=value` strings, clear errors on bad context."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from infra.settings import DeploymentSettings
+from tests.support.cdk_template import REPO_ROOT
+from visual_degrees.domain.errors import ConfigurationError
+
+
+def _cdk_json_settings() -> dict[str, object]:
+    context = json.loads((REPO_ROOT / "cdk.json").read_text(encoding="utf-8"))["context"]
+    return {k: v for k, v in context.items() if not k.startswith(("@", "aws:"))}
+
+
+def test_cdk_json_lists_every_setting_with_the_models_default() -> None:
+    # Given cdk.json's own keys (not CDK's feature flags)
+    listed = _cdk_json_settings()
+    known = {field.alias or name for name, field in DeploymentSettings.model_fields.items()}
+
+    # Then it documents every setting, and its values are the defaults the code falls back to
+    assert set(listed) == known
+    assert DeploymentSettings.from_mapping(listed) == DeploymentSettings()
+
+
+def test_command_line_strings_are_parsed() -> None:
+    # Given values as `cdk synth -c key=value` passes them
+    settings = DeploymentSettings.from_mapping(
+        {
+            "reservedConcurrency": "false",
+            "throttleRateLimit": "5",
+            "logRetentionDays": "7",
+            "runDefaults": '{"maxHops": 3, "budgets": {"searches": 8}}',
+        }
+    )
+
+    # Then they arrive typed
+    assert settings.reserved_concurrency is False
+    assert settings.throttle_rate_limit == 5.0
+    assert settings.log_retention_days == 7
+    assert settings.run_defaults.max_hops == 3
+    assert settings.run_defaults.budgets.searches == 8
+
+
+@pytest.mark.parametrize(
+    ("context", "named"),
+    [
+        ({"searchEngine": "bing"}, "searchEngine"),
+        ({"logRetentionDays": 42}, "logRetentionDays"),
+        ({"runDefaults": {"maxHops": 99}}, "runDefaults.maxHops"),
+        ({"runDefaults": "{not json"}, "runDefaults is not JSON"),
+        ({"removalPolicy": "snapshot"}, "removalPolicy"),
+        ({"alarmEmail": "not-an-address"}, "alarmEmail"),
+        ({"region": "Mars"}, "region"),
+    ],
+)
+def test_bad_context_is_refused_naming_the_key(context: dict[str, object], named: str) -> None:
+    with pytest.raises(ConfigurationError, match="invalid CDK context") as caught:
+        DeploymentSettings.from_mapping(context)
+    assert named in str(caught.value)

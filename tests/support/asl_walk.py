@@ -1,0 +1,53 @@
+"""What an engine did with a scripted run, read back from its GetExecutionHistory-shaped events, so
+the local engine and moto's interpreter can be compared on equal terms.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from tests.support.scripted_runs import ScriptedInvoke, ScriptedRun
+from visual_degrees.local.asl_engine import LocalEngine
+from visual_degrees.local.definition import load_definition
+
+
+@dataclass(frozen=True)
+class Walk:
+    status: str
+    error: str | None
+    cause: str | None
+    states: tuple[str, ...]  # states entered, in order
+    inputs: tuple[Any, ...]  # each entered state's input, parsed
+    output: Any
+    event_types: tuple[str, ...]  # every history event's type, in order
+
+
+def walk_from_history(
+    events: Iterable[Mapping[str, Any]], status: str, error: str | None, cause: str | None, output: Any
+) -> Walk:
+    events = list(events)
+    entered = [
+        event["stateEnteredEventDetails"] for event in events if event["type"].endswith("StateEntered")
+    ]
+    return Walk(
+        status=status,
+        error=error,
+        cause=cause,
+        states=tuple(details["name"] for details in entered),
+        inputs=tuple(json.loads(details["input"]) for details in entered),
+        output=output,
+        event_types=tuple(event["type"] for event in events),
+    )
+
+
+def run_locally(run: ScriptedRun) -> tuple[Walk, ScriptedInvoke]:
+    """The run on the local engine with the packaged definition; the invoke tells what was left unplayed."""
+    invoke = ScriptedInvoke(run)
+    execution = LocalEngine(load_definition(), invoke).execute(run.input, name=run.name)
+    walk = walk_from_history(
+        execution.history, execution.status, execution.error, execution.cause, execution.output
+    )
+    return walk, invoke

@@ -1,0 +1,486 @@
+"""Fake Brave image search, Rekognition and Gemini servers, and a static image server, on 127.0.0.1.
+
+They speak the real wire formats, so the live adapters run against them unchanged:
+- Brave: `GET /res/v1/images/search?q=&count=&safesearch=` with `X-Subscription-Token`, answering
+  the `{"type": "images", "results": [...]}` document (422 SUBSCRIPTION_TOKEN_INVALID for a bad token).
+- Rekognition: AWS JSON 1.1, `POST /` with `X-Amz-Target: RekognitionService.RecognizeCelebrities`,
+  body `{"Image": {"Bytes": base64}}`; SigV4 headers are accepted and ignored; errors as
+  `{"__type": ..., "Message": ...}` so botocore raises the usual ClientError codes.
+- Gemini: `POST /{version}/models/{model}:generateContent`, answering a plan computed from the
+  planner's own data block (or scripted text), with usage metadata.
+- Images: any bytes at any path, plus redirects, endless bodies and stalls for the fetcher's tests
+  (HTTPS too, given a server TLS context).
+
+Point the adapters at them with `Settings(brave_endpoint=brave.endpoint, fetch_allow_networks=
+"127.0.0.1/32", gemini_base_url=gemini.url)` and `AWS_ENDPOINT_URL_REKOGNITION=rekognition.url`
+(plus dummy AWS credentials and a region). Use `retry_base_delay=0` to keep fault tests fast.
+Every server is a context manager; request loops are bounded in bytes and time and stop by themselves.
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import hashlib
+import io
+import json
+import ssl
+import threading
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Self
+from urllib.parse import parse_qs, urlsplit
+
+from PIL import Image, ImageDraw
+
+from visual_degrees.adapters.image_convert import ImageRejected, prepare_for_recognition
+
+# ---- shared machinery -----------------------------------------------------------------------
+
+
+@dataclass
+class Recorded:
+    method: str
+    path: str
+    query: dict[str, list[str]]
+    headers: dict[str, str]  # lower-cased names
+    body: bytes
+
+
+BodyWriter = Callable[[io.BufferedIOBase], None]
+
+
+@dataclass
+class Reply:
+    status: int = 200
+    headers: dict[str, str] = field(default_factory=dict)
+    body: bytes | BodyWriter = b""
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: _HTTPServer
+
+    def log_message(self, format: str, *args: Any) -> None:
+        return
+
+    def _serve(self) -> None:
+        length = int(self.headers.get("content-length") or 0)
+        body = self.rfile.read(length) if length else b""
+        parts = urlsplit(self.path)
+        recorded = Recorded(
+            method=self.command,
+            path=parts.path,
+            query=parse_qs(parts.query),
+            headers={k.lower(): v for k, v in self.headers.items()},
+            body=body,
+        )
+        owner = self.server.owner
+        with owner.lock:
+            owner.requests.append(recorded)
+        reply = owner.handle(recorded)
+        try:
+            self.send_response(reply.status)
+            for name, value in reply.headers.items():
+                self.send_header(name, value)
+            if isinstance(reply.body, bytes):
+                if "content-length" not in {k.lower() for k in reply.headers}:
+                    self.send_header("Content-Length", str(len(reply.body)))
+                self.end_headers()
+                self.wfile.write(reply.body)
+            else:
+                self.end_headers()
+                reply.body(self.wfile)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the client gave up (that is what a byte cap does)
+
+    do_GET = _serve
+    do_POST = _serve
+
+
+class _HTTPServer(ThreadingHTTPServer):
+    daemon_threads = True
+    owner: WireServer
+
+
+class WireServer:
+    """An HTTP server on 127.0.0.1:<free port> in a background thread (HTTPS when given `tls`)."""
+
+    def __init__(self, tls: ssl.SSLContext | None = None) -> None:
+        self.tls = tls
+        self.requests: list[Recorded] = []
+        self.lock = threading.Lock()
+        self._server: _HTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    def handle(self, request: Recorded) -> Reply:
+        raise NotImplementedError
+
+    @property
+    def url(self) -> str:
+        if self._server is None:
+            raise RuntimeError("server not started")
+        host, port = self._server.server_address[:2]
+        return f"{'https' if self.tls else 'http'}://{host!s}:{port}"
+
+    @property
+    def port(self) -> int:
+        if self._server is None:
+            raise RuntimeError("server not started")
+        return int(self._server.server_address[1])
+
+    def start(self) -> Self:
+        server = _HTTPServer(("127.0.0.1", 0), _Handler)
+        server.owner = self
+        if self.tls is not None:
+            server.socket = self.tls.wrap_socket(server.socket, server_side=True)
+        self._server = server
+        self._thread = threading.Thread(
+            target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+            self._server = None
+
+    def __enter__(self) -> Self:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+def _json_reply(status: int, document: Any, content_type: str = "application/json", **headers: str) -> Reply:
+    return Reply(status, {"Content-Type": content_type, **headers}, json.dumps(document).encode())
+
+
+# ---- images -----------------------------------------------------------------------------------
+
+
+def photo_bytes(label: str, size: tuple[int, int] = (320, 240), fmt: str = "JPEG") -> bytes:
+    """A deterministic picture, different for every label (so every label has its own sha256)."""
+    digest = hashlib.sha256(label.encode()).digest()
+    image = Image.new("RGB", size, tuple(digest[:3]))
+    draw = ImageDraw.Draw(image)
+    for i in range(6):
+        x = digest[3 + i] * size[0] // 256
+        y = digest[10 + i] * size[1] // 256
+        draw.ellipse((x, y, x + size[0] // 6, y + size[1] // 5), fill=tuple(digest[16 + i : 19 + i]))
+    buffer = io.BytesIO()
+    image.save(buffer, format=fmt, **({"quality": 90} if fmt in ("JPEG", "WEBP") else {}))
+    return buffer.getvalue()
+
+
+class StaticImageServer(WireServer):
+    """Serves whatever was added at a path; 404 otherwise."""
+
+    def __init__(self, tls: ssl.SSLContext | None = None) -> None:
+        super().__init__(tls)
+        self._routes: dict[str, Reply] = {}
+
+    def add(self, path: str, data: bytes, content_type: str = "image/jpeg") -> str:
+        return self.add_reply(path, Reply(200, {"Content-Type": content_type}, data))
+
+    def add_reply(self, path: str, reply: Reply) -> str:
+        self._routes[path] = reply
+        return self.url + path
+
+    def redirect(self, path: str, location: str, status: int = 302) -> str:
+        return self.add_reply(path, Reply(status, {"Location": location}))
+
+    def endless(
+        self, path: str, content_type: str = "image/jpeg", limit_bytes: int = 64 * 1024 * 1024
+    ) -> str:
+        """A body with no Content-Length that keeps coming (bounded so the server stops by itself)."""
+
+        def write(out: io.BufferedIOBase) -> None:
+            chunk = b"\xff" * 65536
+            sent = 0
+            while sent < limit_bytes:
+                out.write(chunk)
+                sent += len(chunk)
+
+        return self.add_reply(path, Reply(200, {"Content-Type": content_type}, write))
+
+    def stalled(
+        self, path: str, first: bytes, stall_seconds: float = 2.0, content_type: str = "image/jpeg"
+    ) -> str:
+        """Sends `first`, then nothing for `stall_seconds` (longer than a test's read timeout)."""
+
+        def write(out: io.BufferedIOBase) -> None:
+            out.write(first)
+            out.flush()
+            time.sleep(stall_seconds)
+
+        return self.add_reply(path, Reply(200, {"Content-Type": content_type}, write))
+
+    def handle(self, request: Recorded) -> Reply:
+        return self._routes.get(request.path, Reply(404, {"Content-Type": "text/plain"}, b"not found"))
+
+
+# ---- Brave image search -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class FakeHit:
+    image_url: str
+    page_url: str = ""
+    title: str = ""
+
+
+class FakeBraveSearch(WireServer):
+    PATH = "/res/v1/images/search"
+
+    def __init__(self, token: str = "test-brave-token") -> None:
+        super().__init__()
+        self.token = token
+        self._results: dict[str, list[FakeHit]] = {}
+        self._faults: list[Reply] = []
+
+    @property
+    def endpoint(self) -> str:
+        return self.url + self.PATH
+
+    def add(self, query: str, hits: Iterable[FakeHit]) -> None:
+        self._results.setdefault(query, []).extend(hits)
+
+    def fail_next(
+        self,
+        status: int = 429,
+        code: str = "RATE_LIMITED",
+        *,
+        times: int = 1,
+        headers: dict[str, str] | None = None,
+    ) -> None:
+        """The next `times` requests get Brave's error document with this status, code and headers."""
+        body = {
+            "type": "ErrorResponse",
+            "error": {"id": "fake", "status": status, "code": code, "detail": code},
+        }
+        for _ in range(times):
+            self._faults.append(_json_reply(status, body, **(headers or {})))
+
+    @property
+    def searches(self) -> list[Recorded]:
+        return [r for r in self.requests if r.path == self.PATH]
+
+    def handle(self, request: Recorded) -> Reply:
+        if request.path != self.PATH or request.method != "GET":
+            return _json_reply(404, {"type": "ErrorResponse", "error": {"status": 404, "code": "NOT_FOUND"}})
+        if request.headers.get("x-subscription-token") != self.token:
+            return _json_reply(
+                422,
+                {"type": "ErrorResponse", "error": {"status": 422, "code": "SUBSCRIPTION_TOKEN_INVALID"}},
+            )
+        with self.lock:
+            if self._faults:
+                return self._faults.pop(0)
+        query = request.query.get("q", [""])[0]
+        count = int(request.query.get("count", ["50"])[0])
+        hits = self._results.get(query, [])[:count]
+        return _json_reply(200, brave_document(query, hits))
+
+
+def brave_document(query: str, hits: Sequence[FakeHit]) -> dict[str, Any]:
+    """An image-search answer in Brave's shape."""
+    results = []
+    for hit in hits:
+        host = urlsplit(hit.page_url or hit.image_url).hostname or ""
+        results.append(
+            {
+                "type": "image_result",
+                "title": hit.title,
+                "url": hit.page_url,
+                "source": host,
+                "page_fetched": "2026-01-01T00:00:00Z",
+                "thumbnail": {"src": "https://imgs.search.brave.com/thumb", "width": 200, "height": 150},
+                "properties": {
+                    "url": hit.image_url,
+                    "placeholder": "https://imgs.search.brave.com/placeholder",
+                    "width": 320,
+                    "height": 240,
+                },
+                "meta_url": {"scheme": "https", "netloc": host, "hostname": host, "path": "/"},
+                "confidence": "high",
+            }
+        )
+    return {
+        "type": "images",
+        "query": {"original": query, "spellcheck_off": True, "show_strict_warning": False},
+        "results": results,
+        "extra": {"might_be_offensive": False},
+    }
+
+
+# ---- Rekognition ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CelebrityFace:
+    name: str
+    id: str
+    confidence: float
+    box: tuple[float, float, float, float] = (0.1, 0.1, 0.2, 0.3)  # left, top, width, height
+
+    def wire(self) -> dict[str, Any]:
+        left, top, width, height = self.box
+        return {
+            "Urls": [],
+            "Name": self.name,
+            "Id": self.id,
+            "Face": {
+                "BoundingBox": {"Width": width, "Height": height, "Left": left, "Top": top},
+                "Confidence": 99.9,
+                "Landmarks": [],
+                "Pose": {"Roll": 0.0, "Yaw": 0.0, "Pitch": 0.0},
+                "Quality": {"Brightness": 80.0, "Sharpness": 90.0},
+            },
+            "MatchConfidence": self.confidence,
+            "KnownGender": {"Type": "Male"},
+        }
+
+
+class FakeRekognition(WireServer):
+    TARGET = "RekognitionService.RecognizeCelebrities"
+    MAX_BYTES = 5 * 1024 * 1024
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._faces: dict[str, tuple[list[CelebrityFace], int]] = {}
+        self._faults: list[Reply] = []
+
+    def register(self, image: bytes, faces: Sequence[CelebrityFace], *, unrecognized: int = 0) -> None:
+        """Who is in `image`. Also registered under the bytes our fetcher would send after
+        converting it (WebP, GIF, oversized...), so a converted picture is still recognised."""
+        entry = (list(faces), unrecognized)
+        self._faces[hashlib.sha256(image).hexdigest()] = entry
+        with contextlib.suppress(ImageRejected):  # not convertible: only the raw bytes are known
+            self._faces[prepare_for_recognition(image).sha256] = entry
+
+    def fail_next(self, code: str = "ThrottlingException", status: int = 400, *, times: int = 1) -> None:
+        for _ in range(times):
+            self._faults.append(_error(code, status))
+
+    @property
+    def calls(self) -> list[Recorded]:
+        return [r for r in self.requests if r.headers.get("x-amz-target") == self.TARGET]
+
+    def handle(self, request: Recorded) -> Reply:
+        if request.method != "POST" or request.headers.get("x-amz-target") != self.TARGET:
+            return _error("UnknownOperationException", 400)
+        with self.lock:
+            if self._faults:
+                return self._faults.pop(0)
+        try:
+            encoded = json.loads(request.body)["Image"]["Bytes"]
+            data = base64.b64decode(encoded, validate=True)
+        except (ValueError, KeyError, TypeError):
+            return _error("InvalidParameterException", 400)
+        if len(data) > self.MAX_BYTES:
+            return _error("ImageTooLargeException", 400)
+        if not _is_jpeg_or_png(data):
+            return _error("InvalidImageFormatException", 400)
+        faces, unrecognized = self._faces.get(hashlib.sha256(data).hexdigest(), ([], 0))
+        document = {
+            "CelebrityFaces": [face.wire() for face in faces],
+            "UnrecognizedFaces": [
+                {"BoundingBox": {"Width": 0.1, "Height": 0.1, "Left": 0.5, "Top": 0.5}, "Confidence": 98.0}
+                for _ in range(unrecognized)
+            ],
+        }
+        return _json_reply(
+            200, document, "application/x-amz-json-1.1", **{"x-amzn-RequestId": "fake-request"}
+        )
+
+
+def _error(code: str, status: int) -> Reply:
+    return _json_reply(
+        status,
+        {"__type": f"com.amazonaws.rekognition#{code}", "Message": f"fake {code}"},
+        "application/x-amz-json-1.1",
+        **{"x-amzn-ErrorType": f"{code}:", "x-amzn-RequestId": "fake-request"},
+    )
+
+
+def _is_jpeg_or_png(data: bytes) -> bool:
+    try:
+        with Image.open(io.BytesIO(data)) as image:
+            return image.format in ("JPEG", "PNG")
+    except Exception:
+        return False
+
+
+# ---- Gemini (generateContent) -----------------------------------------------------------------
+
+
+PlanFunction = Callable[[dict[str, Any]], dict[str, Any]]
+
+
+def first_candidates_plan(data: dict[str, Any]) -> dict[str, Any]:
+    """A plausible planner: the two best offered candidates, each with the plain pair query."""
+    names = [c["name"] for c in data.get("candidates", [])][:2]
+    frontier = data.get("frontier", "")
+    return {
+        "nextCandidates": names,
+        "searchQueries": [f"{frontier} {name}" for name in names],
+        "narration": "Trying the strongest co-appearances first.",
+    }
+
+
+class FakeGemini(WireServer):
+    """`POST /{version}/models/{model}:generateContent` answering in the Gemini REST shape.
+
+    The planner's data block is parsed out of the request and handed to `plan` (default:
+    `first_candidates_plan`); set `reply_text` to answer raw text instead (e.g. invalid JSON).
+    Point GeminiPlanner at it with `base_url=fake.url` (VD_GEMINI_BASE_URL).
+    """
+
+    def __init__(self, plan: PlanFunction = first_candidates_plan, api_key: str = "test-gemini-key") -> None:
+        super().__init__()
+        self.plan = plan
+        self.api_key = api_key
+        self.reply_text: str | None = None
+        self._faults: list[Reply] = []
+
+    def fail_next(self, status: int = 429, rpc_status: str = "RESOURCE_EXHAUSTED", *, times: int = 1) -> None:
+        body = {"error": {"code": status, "message": rpc_status.lower(), "status": rpc_status}}
+        for _ in range(times):
+            self._faults.append(_json_reply(status, body))
+
+    @property
+    def calls(self) -> list[Recorded]:
+        return [r for r in self.requests if r.path.endswith(":generateContent")]
+
+    def handle(self, request: Recorded) -> Reply:
+        if request.method != "POST" or not request.path.endswith(":generateContent"):
+            return _json_reply(404, {"error": {"code": 404, "message": "not found", "status": "NOT_FOUND"}})
+        if request.headers.get("x-goog-api-key") != self.api_key:
+            message = "API key not valid. Please pass a valid API key."
+            return _json_reply(
+                400, {"error": {"code": 400, "message": message, "status": "INVALID_ARGUMENT"}}
+            )
+        with self.lock:
+            if self._faults:
+                return self._faults.pop(0)
+        body = json.loads(request.body)
+        user_text = body["contents"][0]["parts"][0]["text"]
+        text = self.reply_text
+        if text is None:
+            data = json.loads(user_text.split("\n", 1)[1].rsplit("\n", 1)[0])
+            text = json.dumps(self.plan(data))
+        usage = {"promptTokenCount": len(user_text) // 4, "candidatesTokenCount": len(text) // 4}
+        return _json_reply(
+            200,
+            {
+                "candidates": [
+                    {"content": {"role": "model", "parts": [{"text": text}]}, "finishReason": "STOP"}
+                ],
+                "usageMetadata": {**usage, "totalTokenCount": sum(usage.values())},
+                "modelVersion": request.path.rsplit("/", 1)[-1].split(":")[0],
+            },
+        )

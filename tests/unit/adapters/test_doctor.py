@@ -1,0 +1,148 @@
+"""The doctor reports configured / reachable per provider and never prints a secret."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from visual_degrees.config import Settings
+from visual_degrees.doctor import DoctorCheck, format_report, run_doctor
+from visual_degrees.domain.errors import ConfigurationError, ProviderError, TransientProviderError
+
+BRAVE_KEY = "brave-key-do-not-print"
+GEMINI_KEY = "gemini-key-do-not-print"
+
+
+def by_provider(checks: list[DoctorCheck]) -> dict[str, DoctorCheck]:
+    return {c.provider: c for c in checks}
+
+
+def raises(exc: Exception) -> Callable[[], str]:
+    def probe() -> str:
+        raise exc
+
+    return probe
+
+
+def recorder(probed: list[str], name: str) -> Callable[[], str]:
+    def probe() -> str:
+        probed.append(name)
+        return "ok"
+
+    return probe
+
+
+def test_unconfigured_providers_say_which_variable_is_missing_and_are_not_probed() -> None:
+    probed: list[str] = []
+    checks = by_provider(
+        run_doctor(
+            Settings(),
+            probes={name: recorder(probed, name) for name in ("brave", "google", "gemini")},
+            aws_ready=lambda: "no AWS credentials found",
+        )
+    )
+    assert checks["brave"].configured is False and "VD_BRAVE_API_KEY" in checks["brave"].detail
+    assert checks["google"].configured is False and "VD_GOOGLE_API_KEY" in checks["google"].detail
+    assert checks["gemini"].configured is False
+    assert checks["rekognition"].configured is False and "credentials" in checks["rekognition"].detail
+    assert probed == []
+
+
+def test_configured_providers_are_probed_and_the_outcome_classified() -> None:
+    settings = Settings(
+        brave_api_key=BRAVE_KEY, gemini_api_key=GEMINI_KEY, google_api_key="g", google_cx="cx"
+    )
+    checks = by_provider(
+        run_doctor(
+            settings,
+            probes={
+                "brave": lambda: "answered with 1 hit(s)",
+                "google": raises(
+                    TransientProviderError("Google image search: timed out (gave up after 1 attempts)")
+                ),
+                "gemini": raises(ConfigurationError("Gemini rejected the API key or project (HTTP 400)")),
+                "bedrock": raises(ProviderError("Bedrock rejected the request (ValidationException)")),
+                "rekognition": lambda: "reachable, credentials accepted",
+            },
+            aws_ready=lambda: None,
+        )
+    )
+    assert (checks["brave"].reachable, checks["brave"].ok, checks["brave"].selected) == (True, True, True)
+    assert (checks["google"].reachable, checks["google"].ok, checks["google"].selected) == (
+        False,
+        False,
+        False,
+    )
+    assert (checks["gemini"].reachable, checks["gemini"].ok) == (True, False)
+    assert (checks["bedrock"].reachable, checks["bedrock"].ok) == (True, False)
+    assert checks["rekognition"].ok is True
+    assert checks["fetcher"].detail == "public addresses only"
+
+
+def test_a_crashing_probe_does_not_crash_the_doctor() -> None:
+    checks = by_provider(
+        run_doctor(
+            Settings(brave_api_key=BRAVE_KEY),
+            probes={"brave": raises(RuntimeError("boom"))},
+            aws_ready=lambda: None,
+        )
+    )
+    assert checks["brave"].ok is False
+    assert checks["brave"].detail == "probe failed: RuntimeError"
+
+
+def test_no_secret_reaches_the_report_even_if_a_probe_echoes_it() -> None:
+    settings = Settings(brave_api_key=BRAVE_KEY, gemini_api_key=GEMINI_KEY)
+    checks = run_doctor(
+        settings,
+        probes={
+            "brave": lambda: f"echoed {BRAVE_KEY}",
+            "gemini": raises(ConfigurationError(f"bad key {GEMINI_KEY}")),
+        },
+        aws_ready=lambda: None,
+    )
+    report = format_report(checks)
+    assert BRAVE_KEY not in report and GEMINI_KEY not in report
+    assert "***" in report
+
+
+def test_without_network_nothing_is_probed() -> None:
+    probed: list[str] = []
+    checks = by_provider(
+        run_doctor(
+            Settings(brave_api_key=BRAVE_KEY),
+            probes={"brave": recorder(probed, "brave")},
+            network=False,
+            aws_ready=lambda: None,
+        )
+    )
+    assert probed == []
+    assert (checks["brave"].configured, checks["brave"].reachable) == (True, None)
+
+
+def test_the_report_is_a_table_with_a_verdict_on_the_selected_providers() -> None:
+    settings = Settings(
+        brave_api_key=BRAVE_KEY, fetch_allow_networks="127.0.0.1/32", secret_arn="arn:aws:secret"
+    )
+    report = format_report(
+        run_doctor(
+            settings,
+            probes={"brave": lambda: "answered with 1 hit(s)", "rekognition": lambda: "reachable"},
+            aws_ready=lambda: None,
+        )
+    )
+    lines = report.splitlines()
+    assert lines[0].split()[:6] == ["provider", "role", "used", "configured", "reachable", "status"]
+    assert any(line.startswith("brave") and "answered with 1 hit(s)" in line for line in lines)
+    assert any(line.startswith("fetcher") and "127.0.0.1/32" in line for line in lines)
+    assert any(line.startswith("secrets") and "Secrets Manager" in line for line in lines)
+    # gemini is the selected planner and has no key
+    assert lines[-1] == "selected providers failing: gemini"
+
+
+@pytest.mark.parametrize("engine", ["brave", "google"])
+def test_the_selected_search_engine_is_marked_used(engine: str) -> None:
+    checks = by_provider(run_doctor(Settings(search_engine=engine), probes={}, aws_ready=lambda: None))
+    assert checks[engine].selected is True
+    assert checks["google" if engine == "brave" else "brave"].selected is False

@@ -1,0 +1,60 @@
+"""The planner router: chosen per run by name, each provider built only when first chosen."""
+
+from __future__ import annotations
+
+import pytest
+
+from visual_degrees.adapters.planner_router import PlannerRouter
+from visual_degrees.domain.errors import ConfigurationError
+from visual_degrees.domain.planning import CandidateSummary, PlannerContext, PlannerReply
+
+CONTEXT = PlannerContext(
+    target="B", frontier="A", candidates=[CandidateSummary(name="C", count=1, best_confidence=90)]
+)
+
+
+class Named:
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def plan(self, context: PlannerContext) -> PlannerReply:
+        return PlannerReply(next_candidates=[context.candidates[0].name], narration=self.name)
+
+
+def router(built: list[str]) -> PlannerRouter:
+    def factory(name: str):
+        def build() -> Named:
+            built.append(name)
+            return Named(name)
+
+        return build
+
+    return PlannerRouter({"gemini": factory("gemini"), "bedrock": factory("bedrock")}, default="gemini")
+
+
+def test_the_default_provider_plans_and_the_other_is_never_built() -> None:
+    built: list[str] = []
+    assert router(built).plan(CONTEXT).narration == "gemini"
+    assert built == ["gemini"]
+
+
+def test_a_run_can_choose_another_provider_by_name() -> None:
+    built: list[str] = []
+    r = router(built)
+    assert r.for_run("bedrock").plan(CONTEXT).narration == "bedrock"
+    assert r.for_run(None).plan(CONTEXT).narration == "gemini"
+    assert sorted(built) == ["bedrock", "gemini"]
+
+
+def test_each_provider_is_built_once() -> None:
+    built: list[str] = []
+    r = router(built)
+    assert r.for_run("bedrock") is r.for_run("bedrock")
+    assert built == ["bedrock"]
+
+
+def test_unknown_names_are_configuration_errors() -> None:
+    with pytest.raises(ConfigurationError, match="unknown planner 'openai'"):
+        router([]).for_run("openai")
+    with pytest.raises(ConfigurationError):
+        PlannerRouter({"gemini": lambda: Named("g")}, default="bedrock")

@@ -1,0 +1,17 @@
+from __future__ import annotations
+
+import pytest
+
+from visual_degrees.sandbox.photoweb import PhotoWeb
+from visual_degrees.sandbox.synthetic import default_world_path
+from visual_degrees.sandbox.world import World, load_world
+
+
+@pytest.fixture(scope="session")
+def default_world() -> World:
+    return load_world(default_world_path())
+
+
+@pytest.fixture(scope="session")
+def default_web(default_world: World) -> PhotoWeb:
+    return PhotoWeb(default_world, seed=0)

@@ -1,0 +1,81 @@
+from __future__ import annotations
+
+import pytest
+
+from visual_degrees.domain.errors import InvalidInput
+from visual_degrees.sandbox.clock import EPOCH, LATENCIES, VirtualClock
+
+
+def test_clock_starts_at_a_fixed_epoch_and_moves_only_when_told():
+    clock = VirtualClock()
+    assert clock.now() == EPOCH == VirtualClock().now()
+    clock.advance(1.5)
+    clock.sleep(0.5)
+    assert clock.now() == EPOCH + 2.0
+
+
+@pytest.mark.parametrize("seconds", [-1.0, float("nan")])
+def test_clock_cannot_go_backwards(seconds):
+    with pytest.raises(InvalidInput):
+        VirtualClock().advance(seconds)
+
+
+def test_gather_overlaps_calls_and_ends_at_the_slowest():
+    # Given three calls of 0.3, 0.7 and 0.5 seconds
+    clock = VirtualClock()
+    starts: list[float] = []
+
+    def call(seconds: float) -> float:
+        starts.append(clock.now())
+        clock.advance(seconds)
+        return seconds
+
+    # When gathered
+    results = clock.gather([lambda s=s: call(s) for s in (0.3, 0.7, 0.5)])
+    # Then each started at the same instant, results keep their order, and time moved by the slowest
+    assert starts == [EPOCH] * 3
+    assert results == [0.3, 0.7, 0.5]
+    assert clock.now() == pytest.approx(EPOCH + 0.7)
+
+
+def test_gather_returns_exceptions_in_place():
+    clock = VirtualClock()
+
+    def fail() -> int:
+        clock.advance(1.0)
+        raise ValueError("boom")
+
+    results = clock.gather([lambda: 1, fail, lambda: 3])
+    assert results[0] == 1 and results[2] == 3
+    assert isinstance(results[1], ValueError)
+    assert clock.now() == EPOCH + 1.0
+
+
+def test_nested_gathers_and_sequences_add_up():
+    # Given fetch then recognise per image, for two images in parallel
+    clock = VirtualClock()
+
+    def image() -> None:
+        clock.advance(LATENCIES.fetch)
+        clock.advance(LATENCIES.recognize)
+
+    clock.gather([image, lambda: clock.gather([image, image])])
+    # Then the whole took one image's time
+    assert clock.now() == pytest.approx(EPOCH + LATENCIES.fetch + LATENCIES.recognize)
+    assert clock.gather([]) == [] and clock.now() == pytest.approx(EPOCH + 1.0)
+
+
+def test_documented_latencies():
+    assert (
+        LATENCIES.search,
+        LATENCIES.fetch,
+        LATENCIES.recognize,
+        LATENCIES.llm,
+        LATENCIES.state_transition,
+    ) == (
+        0.5,
+        0.3,
+        0.7,
+        1.5,
+        0.05,
+    )
