@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
-
 from infra.constructs.functions import Need, handler_table
+
 from tests.infrastructure.queries import (
     as_list,
     function_for,
@@ -55,7 +53,9 @@ def test_an_alarm_email_subscribes_to_the_alarm_topic(variant: Synthesis) -> Non
 def test_bedrock_planner_may_invoke_only_its_model_in_the_region(variant: Synthesis) -> None:
     for spec in handler_table():
         _, function = function_for(variant.template, spec.module)
-        grants = statements_with_action(statements_of_role(variant.template, role_of_function(function)), "bedrock:InvokeModel")
+        grants = statements_with_action(
+            statements_of_role(variant.template, role_of_function(function)), "bedrock:InvokeModel"
+        )
         env = function["Environment"]["Variables"]
         if Need.PLAN in spec.needs:
             (statement,) = grants
@@ -66,7 +66,9 @@ def test_bedrock_planner_may_invoke_only_its_model_in_the_region(variant: Synthe
             assert grants == [], spec.module
 
 
-def test_the_stub_layer_never_shares_an_asset_with_the_built_layer(variant: Synthesis, synth: Synthesis) -> None:
+def test_the_stub_layer_never_shares_an_asset_with_the_built_layer(
+    variant: Synthesis, synth: Synthesis
+) -> None:
     # A shared S3 key would let a deploy re-use a stub uploaded earlier under it.
     def layer_key(s: Synthesis) -> str:
         (layer,) = resources(s.template, "AWS::Lambda::LayerVersion").values()

@@ -8,9 +8,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from infra.constructs.functions import HandlerSpec, Need, Role, handler_table
 from infra.constructs.observability import METRICS_NAMESPACE
+
 from tests.infrastructure.queries import function_for, functions_by_handler, handler_of, resources
 from tests.support.cdk_template import REPO_ROOT, Synthesis
 from visual_degrees.constants import (
@@ -96,7 +96,10 @@ def test_memory_follows_the_role_and_recognition_steps_get_the_most(raw: dict[st
 def test_concurrency_is_reserved_and_bounded(raw: dict[str, Any]) -> None:
     # Given cdk.json's reservedConcurrency=true / Then every function has a small reservation and all
     # together leave most of a default account's 1,000 concurrent executions to others
-    reserved = [f["Properties"]["ReservedConcurrentExecutions"] for f in resources(raw, "AWS::Lambda::Function").values()]
+    reserved = [
+        f["Properties"]["ReservedConcurrentExecutions"]
+        for f in resources(raw, "AWS::Lambda::Function").values()
+    ]
     assert all(1 <= r <= 20 for r in reserved)
     assert sum(reserved) <= ACCOUNT_CONCURRENCY_DEFAULT // 4
 

@@ -10,9 +10,9 @@ import re
 from typing import Any
 
 import pytest
-
 from infra.constructs.functions import Need, handler_table
 from infra.constructs.run_memory_table import CONNECTIONS_BY_RUN_INDEX
+
 from tests.infrastructure.queries import (
     all_policy_statements,
     as_list,
@@ -30,7 +30,12 @@ pytestmark = pytest.mark.cdk
 # Actions IAM only accepts with Resource "*" (they have no resource types), and why we use them.
 STAR_RESOURCE_ALLOWED: dict[frozenset[str], str] = {
     frozenset(
-        {"xray:PutTraceSegments", "xray:PutTelemetryRecords", "xray:GetSamplingRules", "xray:GetSamplingTargets"}
+        {
+            "xray:PutTraceSegments",
+            "xray:PutTelemetryRecords",
+            "xray:GetSamplingRules",
+            "xray:GetSamplingTargets",
+        }
     ): "X-Ray active tracing of the functions and the state machine",
     frozenset(
         {

@@ -10,7 +10,6 @@ from importlib.metadata import version
 from pathlib import Path
 
 import pytest
-
 from infra.layer_bundling import (
     MAX_LAYER_BYTES,
     REQUIREMENTS,
@@ -19,6 +18,7 @@ from infra.layer_bundling import (
     layer_fingerprint,
     pip_command,
 )
+
 from tests.support.cdk_template import REPO_ROOT
 
 REQUIREMENT = re.compile(r"^([A-Za-z0-9_.-]+)(\[[^\]]*\])?==([^\s;]+)")
@@ -99,7 +99,11 @@ def test_a_failing_pip_fails_loudly_with_its_exit_code() -> None:
 def test_the_layer_holds_the_runtime_dependencies_of_pyproject_but_boto3() -> None:
     # Given pyproject's base dependencies and the aws/live extras (what the Lambdas import)
     project = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
-    runtime = [*project["dependencies"], *project["optional-dependencies"]["aws"], *project["optional-dependencies"]["live"]]
+    runtime = [
+        *project["dependencies"],
+        *project["optional-dependencies"]["aws"],
+        *project["optional-dependencies"]["live"],
+    ]
     wanted = {_normalise(r) for r in runtime} - {"boto3"}  # the Lambda runtime ships boto3
 
     # Then the layer pins exactly those, at the versions the tests run against

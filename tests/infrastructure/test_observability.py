@@ -6,7 +6,6 @@ import json
 from typing import Any
 
 import pytest
-
 from infra.constructs.observability import (
     BUDGET_EXHAUSTED,
     OUTCOME_DIMENSION,
@@ -14,6 +13,7 @@ from infra.constructs.observability import (
     RUNS_FINISHED,
     SPEND_USD,
 )
+
 from tests.infrastructure.queries import referenced_ids, render, resources
 
 pytestmark = pytest.mark.cdk
@@ -26,7 +26,11 @@ def _metric_stats(alarm: dict[str, Any]) -> list[dict[str, Any]]:
     props = alarm["Properties"]
     if "Metrics" in props:
         return [m["MetricStat"] for m in props["Metrics"] if "MetricStat" in m]
-    metric = {"MetricName": props["MetricName"], "Namespace": props["Namespace"], "Dimensions": props["Dimensions"]}
+    metric = {
+        "MetricName": props["MetricName"],
+        "Namespace": props["Namespace"],
+        "Dimensions": props["Dimensions"],
+    }
     return [{"Metric": metric, "Period": props["Period"], "Stat": props["Statistic"]}]
 
 
@@ -38,15 +42,20 @@ def _alarms_reading(raw: dict[str, Any], namespace: str, name: str) -> list[dict
     return [
         alarm
         for alarm in resources(raw, "AWS::CloudWatch::Alarm").values()
-        if any(s["Metric"]["Namespace"] == namespace and s["Metric"]["MetricName"] == name for s in _metric_stats(alarm))
+        if any(
+            s["Metric"]["Namespace"] == namespace and s["Metric"]["MetricName"] == name
+            for s in _metric_stats(alarm)
+        )
     ]
 
 
 def _powertools(raw: dict[str, Any]) -> tuple[str, str]:
     (namespaces, services) = zip(
         *(
-            (f["Properties"]["Environment"]["Variables"]["POWERTOOLS_METRICS_NAMESPACE"],
-             f["Properties"]["Environment"]["Variables"]["POWERTOOLS_SERVICE_NAME"])
+            (
+                f["Properties"]["Environment"]["Variables"]["POWERTOOLS_METRICS_NAMESPACE"],
+                f["Properties"]["Environment"]["Variables"]["POWERTOOLS_SERVICE_NAME"],
+            )
             for f in resources(raw, "AWS::Lambda::Function").values()
         ),
         strict=True,
@@ -72,7 +81,9 @@ def test_every_function_is_watched_for_errors_and_throttles(raw: dict[str, Any],
     assert all(len(_metric_stats(alarm)) <= MAX_METRICS_PER_ALARM for alarm in alarms)
 
 
-def test_budget_exhausted_ratio_reads_the_metrics_the_steps_emit(raw: dict[str, Any], context: dict[str, Any]) -> None:
+def test_budget_exhausted_ratio_reads_the_metrics_the_steps_emit(
+    raw: dict[str, Any], context: dict[str, Any]
+) -> None:
     # Given the namespace and service dimension Powertools will use in the functions
     namespace, service = _powertools(raw)
 
@@ -81,7 +92,9 @@ def test_budget_exhausted_ratio_reads_the_metrics_the_steps_emit(raw: dict[str, 
     stats = _metric_stats(alarm)
 
     # Then it divides budget-ended runs by all finished runs, per hour, with Powertools' dimensions
-    finished = {_dimensions(s).get(OUTCOME_DIMENSION) for s in stats if s["Metric"]["MetricName"] == RUNS_FINISHED}
+    finished = {
+        _dimensions(s).get(OUTCOME_DIMENSION) for s in stats if s["Metric"]["MetricName"] == RUNS_FINISHED
+    }
     assert finished == set(OUTCOMES)
     assert all(_dimensions(s)["service"] == service and s["Period"] == 3600 for s in stats)
     assert alarm["Properties"]["Threshold"] == context["budgetExhaustedAlarmPercent"]
@@ -105,7 +118,8 @@ def test_every_alarm_notifies_the_ssl_only_topic_and_ignores_quiet_periods(raw: 
     (policy,) = resources(raw, "AWS::SNS::TopicPolicy").values()
     statements = policy["Properties"]["PolicyDocument"]["Statement"]
     assert any(
-        s["Effect"] == "Deny" and s["Condition"] == {"Bool": {"aws:SecureTransport": "false"}} for s in statements
+        s["Effect"] == "Deny" and s["Condition"] == {"Bool": {"aws:SecureTransport": "false"}}
+        for s in statements
     )
 
 
@@ -113,7 +127,13 @@ def test_dashboard_shows_runs_spend_and_every_alarm(raw: dict[str, Any]) -> None
     (dashboard,) = resources(raw, "AWS::CloudWatch::Dashboard").values()
     body = dashboard["Properties"]["DashboardBody"]
     text = render(body)
-    for title in ("Executions", "Runs by outcome", "Budget-exhausted ratio", "Provider spend", "WebSocket traffic"):
+    for title in (
+        "Executions",
+        "Runs by outcome",
+        "Budget-exhausted ratio",
+        "Provider spend",
+        "WebSocket traffic",
+    ):
         assert title in text
     assert set(resources(raw, "AWS::CloudWatch::Alarm")) <= referenced_ids(body)
     assert json.dumps(body).count(SPEND_USD) >= 1

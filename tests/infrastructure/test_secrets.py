@@ -6,8 +6,8 @@ import json
 from typing import Any
 
 import pytest
-
 from infra.constructs.functions import Need, handler_table
+
 from tests.infrastructure.queries import (
     as_list,
     function_for,
@@ -23,7 +23,11 @@ pytestmark = pytest.mark.cdk
 
 
 def _secret(raw: dict[str, Any], name: str) -> tuple[str, dict[str, Any]]:
-    (found,) = [(lid, r["Properties"]) for lid, r in resources(raw, "AWS::SecretsManager::Secret").items() if name in lid]
+    (found,) = [
+        (lid, r["Properties"])
+        for lid, r in resources(raw, "AWS::SecretsManager::Secret").items()
+        if name in lid
+    ]
     return found
 
 
@@ -51,7 +55,9 @@ def test_client_tokens_are_long_and_query_string_safe(raw: dict[str, Any]) -> No
     assert json.loads(generator["SecretStringTemplate"]) == {}
 
 
-@pytest.mark.parametrize(("secret_name", "need"), [("ProviderKeys", Need.PROVIDER_KEYS), ("ClientTokens", Need.CLIENT_TOKENS)])
+@pytest.mark.parametrize(
+    ("secret_name", "need"), [("ProviderKeys", Need.PROVIDER_KEYS), ("ClientTokens", Need.CLIENT_TOKENS)]
+)
 def test_each_secret_is_readable_only_by_the_functions_that_need_it(
     raw: dict[str, Any], secret_name: str, need: Need
 ) -> None:

@@ -6,9 +6,9 @@ import json
 from typing import Any
 
 import pytest
-
 from infra.constructs.functions import Need, handler_table
 from infra.constructs.websocket_api import ROUTE_SELECTION, STAGE_NAME, TOKEN_QUERY_PARAMETER
+
 from tests.infrastructure.queries import (
     as_list,
     function_for,
@@ -27,7 +27,10 @@ pytestmark = pytest.mark.cdk
 
 
 def _routes(raw: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    return {r["Properties"]["RouteKey"]: r["Properties"] for r in resources(raw, "AWS::ApiGatewayV2::Route").values()}
+    return {
+        r["Properties"]["RouteKey"]: r["Properties"]
+        for r in resources(raw, "AWS::ApiGatewayV2::Route").values()
+    }
 
 
 def _function_behind(raw: dict[str, Any], uri: Any) -> str:
@@ -37,7 +40,9 @@ def _function_behind(raw: dict[str, Any], uri: Any) -> str:
     return functions[function_id]["Properties"]["Handler"]
 
 
-def test_api_routes_on_the_action_field_and_serves_exactly_the_protocol(template: Any, raw: dict[str, Any]) -> None:
+def test_api_routes_on_the_action_field_and_serves_exactly_the_protocol(
+    template: Any, raw: dict[str, Any]
+) -> None:
     template.has_resource_properties(
         "AWS::ApiGatewayV2::Api",
         {"ProtocolType": "WEBSOCKET", "RouteSelectionExpression": ROUTE_SELECTION},
@@ -55,7 +60,9 @@ def test_each_route_integrates_the_handler_of_its_module(raw: dict[str, Any]) ->
         assert _function_behind(raw, integration["IntegrationUri"]) == handler_of(WEBSOCKET_ROUTES[route_key])
 
 
-def test_connect_is_authorized_by_a_request_authorizer_on_the_token_query_parameter(raw: dict[str, Any]) -> None:
+def test_connect_is_authorized_by_a_request_authorizer_on_the_token_query_parameter(
+    raw: dict[str, Any],
+) -> None:
     # Given the only authorizer
     ((authorizer_id, authorizer),) = resources(raw, "AWS::ApiGatewayV2::Authorizer").items()
     props = authorizer["Properties"]
@@ -93,7 +100,9 @@ def test_only_pushing_functions_may_post_to_connections_of_this_stage(raw: dict[
     (api_id,) = resources(raw, "AWS::ApiGatewayV2::Api")
     for spec in handler_table():
         _, function = function_for(raw, spec.module)
-        grants = statements_with_action(statements_of_role(raw, role_of_function(function)), "execute-api:ManageConnections")
+        grants = statements_with_action(
+            statements_of_role(raw, role_of_function(function)), "execute-api:ManageConnections"
+        )
         assert bool(grants) == (Need.PUSH in spec.needs), spec.module
         for statement in grants:
             for resource in as_list(statement["Resource"]):

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 from annotated_types import Le
-
 from infra.constructs.workflow import DEFINITION_FILE, definition_placeholders
+
 from tests.infrastructure.queries import (
     as_list,
     functions_by_handler,
@@ -96,4 +96,9 @@ def test_state_machine_may_invoke_exactly_its_task_functions(raw: dict[str, Any]
     by_handler = functions_by_handler(raw)
     expected = [{"Fn::GetAtt": [by_handler[handler_of(t.step)][0], "Arn"]} for t in STATE_TASKS]
     assert sorted(map(json.dumps, targets)) == sorted(map(json.dumps, expected))
-    assert not [a for s in statements for a in as_list(s["Action"]) if a.startswith("lambda:") and a != "lambda:InvokeFunction"]
+    assert not [
+        a
+        for s in statements
+        for a in as_list(s["Action"])
+        if a.startswith("lambda:") and a != "lambda:InvokeFunction"
+    ]

@@ -19,7 +19,8 @@ from visual_degrees.domain.models import RunEvent, RunOptions, RunState
 from visual_degrees.domain.requests import parse_options, validate_pair
 from visual_degrees.local.asl_engine import Execution, LocalEngine
 from visual_degrees.local.definition import load_definition
-from visual_degrees.ports import Clock, EventSink, Memory, Put
+from visual_degrees.local.executions import ExecutionStore
+from visual_degrees.ports import Clock, EventSink, Memory
 from visual_degrees.services.context import Providers, StepContext
 from visual_degrees.services.event_log import EventLog
 from visual_degrees.services.run_memory import RunMemory
@@ -32,8 +33,6 @@ _OUTCOMES: dict[str, Outcome] = {
     "cancelled": "cancelled",
     "error": "error",
 }
-HISTORY_CHUNK = 100  # history events per stored item (each carries state JSON): items stay far below 350 KB
-_RUNS_PK = "runs"
 
 
 @dataclass
@@ -101,7 +100,15 @@ class LocalRunner:
         execution = engine.execute(initial.dump(), name=run_id)
         final = self.final_event(run_id)
         outcome: Outcome = _OUTCOMES[final.type] if final else "error"
-        self._save_history(run_id, execution, a.name, b.name, outcome)
+        ExecutionStore(self.memory).save(
+            run_id,
+            execution.status,
+            len(execution.visited),
+            execution.history,
+            personA=a.name,
+            personB=b.name,
+            outcome=outcome,
+        )
         return RunResult(run_id=run_id, outcome=outcome, final=final, execution=execution)
 
     def cancel(self, run_id: str) -> None:
@@ -118,36 +125,3 @@ class LocalRunner:
             if event.type in _OUTCOMES:
                 return event
         return None
-
-    # ---- execution histories (kept without TTL: they are the operator's trace) ---------------
-
-    def _save_history(self, run_id: str, execution: Execution, a: str, b: str, outcome: Outcome) -> None:
-        pk = f"exec#{run_id}"
-        history = execution.history
-        for start in range(0, len(history), HISTORY_CHUNK):
-            chunk = history[start : start + HISTORY_CHUNK]
-            self.memory.put(Put(pk, f"h#{start // HISTORY_CHUNK:05d}", {"events": chunk}))
-        summary = {
-            "runId": run_id,
-            "personA": a,
-            "personB": b,
-            "status": execution.status,
-            "outcome": outcome,
-            "states": len(execution.visited),
-            "events": len(history),
-            "recordedAt": time.time(),
-        }
-        self.memory.put(Put(pk, "summary", summary))
-        self.memory.put(Put(_RUNS_PK, run_id, summary))
-
-    def history(self, run_id: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-        pk = f"exec#{run_id}"
-        summary = self.memory.get(pk, "summary")
-        if summary is None:
-            raise RunNotFound(f"no execution history for run {run_id!r}")
-        events = [e for item in self.memory.query(pk, "h#") for e in item.data["events"]]
-        return summary.data, events
-
-    def recent_runs(self, limit: int = 20) -> list[dict[str, Any]]:
-        items = self.memory.query(_RUNS_PK)
-        return [i.data for i in sorted(items, key=lambda i: i.sk, reverse=True)[:limit]]

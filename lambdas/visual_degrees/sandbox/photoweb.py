@@ -16,9 +16,9 @@ import math
 import random
 from array import array
 from bisect import bisect_right
-from itertools import accumulate, chain, islice
 from dataclasses import dataclass
 from functools import cached_property
+from itertools import accumulate, chain, islice
 from typing import NamedTuple
 
 from visual_degrees.domain.errors import ProviderError, UnknownPerson
@@ -401,10 +401,12 @@ def _event_photos(
     groups: list[tuple[int, ...]] = []
     size_total = cumulative[-1]
 
+    base, per_star = params.portrait_base, params.portrait_per_star
     for person in ranked:
-        for _ in range(int(params.portrait_base + params.portrait_per_star * star[fame[person]] + rand())):
-            kinds.append(Kind.PORTRAIT)
-            groups.append((person,))
+        portraits = int(base + per_star * star[fame[person]] + rand())
+        if portraits:
+            kinds += [Kind.PORTRAIT] * portraits
+            groups += [(person,)] * portraits
 
     def shuffled(slots: list[int]) -> list[int]:
         keys = [rand() for _ in slots]  # random() only: its sequence is stable across Pythons
@@ -416,11 +418,8 @@ def _event_photos(
         groups.append(tuple(sorted(people, key=rank)))
 
     if n_leads >= 2:  # the leads photographed together
-        slots: list[int] = []
-        for person in leads:
-            slots += [person] * int(
-                params.lead_slots_base + params.lead_slots_per_star * star[fame[person]] + rand()
-            )
+        base, per_star = params.lead_slots_base, params.lead_slots_per_star
+        slots = [p for p in leads for _ in range(int(base + per_star * star[fame[p]] + rand()))]
         pending = shuffled(slots)
         while pending:
             people = _take(pending, [], sizes[bisect_right(cumulative, rand() * size_total)])
@@ -433,30 +432,40 @@ def _event_photos(
 
     rest = ranked[n_leads:]
     if rest:  # everyone else: with one lead in a small group, now and then in a crowd shot
-        slots = []
-        for person in rest:
-            slots += [person] * int(
-                params.cover_slots_base + params.cover_slots_per_star * star[fame[person]] + rand()
-            )
+        base, per_star = params.cover_slots_base, params.cover_slots_per_star
+        slots = [p for p in rest for _ in range(int(base + per_star * star[fame[p]] + rand()))]
         lead_edges: list[float] = []
         total = 0.0
         for person in leads:  # leads are picked in proportion to 1 + star
             total += 1.0 + star[fame[person]]
             lead_edges.append(total)
         pending = shuffled(slots)
-        crowds = n >= params.crowd_min_cast
+        crowd_chance = params.crowd_chance if n >= params.crowd_min_cast else -1.0
         span = params.crowd_max - params.crowd_min + 1
         while pending:
             lead = leads[bisect_right(lead_edges, rand() * total)]
-            if crowds and rand() < params.crowd_chance:
+            if rand() < crowd_chance:
                 people = [lead]
                 if n_leads > 1 and rand() < 0.5:
                     second = leads[bisect_right(lead_edges, rand() * total)]
                     if second != lead:
                         people.append(second)
                 close(_take(pending, people, params.crowd_min + int(rand() * span)))
-            else:
-                close(_take(pending, [lead], sizes[bisect_right(cumulative, rand() * size_total)]))
+                continue
+            # the common case, inlined: one lead and one to three others (leads outrank the rest)
+            want = sizes[bisect_right(cumulative, rand() * size_total)] - 1
+            drawn = pending[-want:]
+            del pending[-want:]
+            if len(drawn) > 1:
+                unique = list(dict.fromkeys(drawn))
+                if len(unique) < len(drawn):  # someone drawn twice: the spare slot waits
+                    for person in unique:
+                        drawn.remove(person)
+                    pending += drawn
+                    drawn = unique
+                drawn.sort(key=rank)
+            kinds.append(Kind.GROUP)
+            groups.append((lead, *drawn))
     return kinds, groups, [int(rand() * contexts) for _ in kinds]
 
 

@@ -1,0 +1,45 @@
+"""Exit codes and argument types shared by the subcommands."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+
+EXIT_PATH, EXIT_FAILED, EXIT_BAD_INPUT, EXIT_NO_PATH, EXIT_CANCELLED = 0, 1, 2, 3, 4
+EXIT_CODES = {"path": EXIT_PATH, "no_path": EXIT_NO_PATH, "error": EXIT_FAILED, "cancelled": EXIT_CANCELLED}
+
+
+def default_state_dir() -> Path:
+    if env := os.environ.get("VISUAL_DEGREES_STATE_DIR"):
+        return Path(env)
+    base = os.environ.get("XDG_STATE_HOME") or Path.home() / ".local" / "state"
+    return Path(base) / "visual-degrees"
+
+
+def count(text: str) -> int:
+    """A whole number >= 0 (budgets, hops, seeds)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is negative")
+    return value
+
+
+def seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"{text!r} must be a positive number of seconds")
+    return value
+
+
+def add_world_options(parser: argparse.ArgumentParser) -> None:
+    """--world/--seed/--faults: which simulated photo web a command runs against."""
+    parser.add_argument("--world", type=Path, help="world file (cast or JSON lines); default: bundled")
+    parser.add_argument("--seed", type=count, default=0, help="seed of the simulated photo web")
+    parser.add_argument("--faults", default="", help='fault injection, e.g. "search_5xx=0.1,dead_link=0.05"')

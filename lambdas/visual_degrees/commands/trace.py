@@ -1,0 +1,39 @@
+"""`visual-degrees trace [RUN_ID]`: the execution history of a past local run (or the list of runs)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from visual_degrees.domain.errors import RunNotFound
+
+NAME = "trace"
+HELP = "print the execution history of a past local run"
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("run_id", nargs="?", help="a run id; omit to list recent runs")
+    parser.add_argument("--json", action="store_true")
+
+
+def main(args: argparse.Namespace, state_dir: Path) -> int:
+    from visual_degrees.adapters.sqlite_memory import SqliteMemory
+    from visual_degrees.local.runner import ExecutionStore
+    from visual_degrees.local.trace import format_history, format_runs
+
+    path = state_dir / "memory.sqlite3"
+    if not path.exists():
+        raise RunNotFound(f"no local runs yet (looked in {state_dir})")
+    with SqliteMemory(path) as memory:
+        store = ExecutionStore(memory)
+        if not args.run_id:
+            runs = store.recent_runs()
+            print(json.dumps(runs, indent=2) if args.json else format_runs(runs))
+            return 0
+        summary, history = store.history(args.run_id)
+        if args.json:
+            print(json.dumps({"summary": summary, "events": history}, indent=2, ensure_ascii=False))
+        else:
+            print(format_history(summary, history))
+    return 0

@@ -1,0 +1,49 @@
+"""Execution histories of local runs, kept without TTL: they are the operator's trace, as the Step
+Functions console keeps them for deployed runs."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from visual_degrees.domain.errors import RunNotFound
+from visual_degrees.ports import Memory, Put
+
+HISTORY_CHUNK = 100  # history events per stored item (each carries state JSON): items stay far below 350 KB
+_RUNS_PK = "runs"
+
+
+class ExecutionStore:
+    def __init__(self, memory: Memory) -> None:
+        self.memory = memory
+
+    def save(
+        self, run_id: str, status: str, visited: int, history: list[dict[str, Any]], **summary: Any
+    ) -> None:
+        pk = f"exec#{run_id}"
+        for start in range(0, len(history), HISTORY_CHUNK):
+            chunk = history[start : start + HISTORY_CHUNK]
+            self.memory.put(Put(pk, f"h#{start // HISTORY_CHUNK:05d}", {"events": chunk}))
+        record = {
+            "runId": run_id,
+            "status": status,
+            "states": visited,
+            "events": len(history),
+            "recordedAt": time.time(),
+            **summary,
+        }
+        self.memory.put(Put(pk, "summary", record))
+        self.memory.put(Put(_RUNS_PK, run_id, record))
+
+    def history(self, run_id: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+        pk = f"exec#{run_id}"
+        summary = self.memory.get(pk, "summary")
+        if summary is None:
+            raise RunNotFound(f"no execution history for run {run_id!r}")
+        events = [e for item in self.memory.query(pk, "h#") for e in item.data["events"]]
+        return summary.data, events
+
+    def recent_runs(self, limit: int = 20) -> list[dict[str, Any]]:
+        """Most recent first (run ids start with their UTC start time)."""
+        items = self.memory.query(_RUNS_PK)
+        return [i.data for i in sorted(items, key=lambda i: i.sk, reverse=True)[:limit]]
