@@ -18,6 +18,7 @@ from visual_degrees.services.context import Providers
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
+    from visual_degrees.config import Settings
     from visual_degrees.sandbox import FaultConfig, PhotoWeb
 
 T = TypeVar("T")
@@ -87,12 +88,12 @@ class WallClock:
             return list(pool.map(guarded, calls))
 
 
-def live_environment() -> Callable[[str], RunEnvironment]:
-    """The live providers from settings (keys from the environment / config file)."""
+def live_environment(settings: Settings | None = None) -> Callable[[str], RunEnvironment]:
+    """The live providers from settings (VD_* variables, a config file, or the deployment secret)."""
     from visual_degrees.adapters.live import build_live_providers
-    from visual_degrees.config import Settings
+    from visual_degrees.config import load_settings
 
-    live = build_live_providers(Settings())
+    live = build_live_providers(settings or load_settings())
     providers = Providers(
         search=live.search, fetcher=live.fetcher, recognizer=live.recognizer, planner=live.planner
     )

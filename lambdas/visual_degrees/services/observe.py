@@ -10,10 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from visual_degrees.domain.errors import ProviderError, TransientProviderError
-from visual_degrees.domain.models import Face, ImageHit
+from visual_degrees.domain.models import Face, FetchedImage, ImageHit
 from visual_degrees.services.scope import RunScope
+
+T = TypeVar("T")
 
 
 @dataclass
@@ -54,61 +57,81 @@ def observe(scope: RunScope, query: str, *, parallel: bool) -> Observed:
         scope.mem.cache_search(query, hits)
         result.searched = True
 
-    calls: list[Callable[[], Observation | None]] = [
-        (lambda hit=hit: _observe_image(scope, query, hit)) for hit in hits
-    ]
-    if parallel and len(calls) > 1:
-        outcomes = scope.ctx.clock.gather(calls)
-    else:
-        outcomes = []
-        for call in calls:
-            try:
-                outcomes.append(call())
-            except _Refused as refused:
-                outcomes.append(refused)
-                break  # no budget left for the rest either
-    seen: set[str] = set()
-    for outcome in outcomes:
+    # Fetch first (free), then recognise each distinct picture once: the same image at two URLs,
+    # fetched concurrently, must not be paid for twice.
+    fetched = _run(scope, [(lambda hit=hit: _fetch(scope, hit)) for hit in hits], parallel)
+    pending: dict[str, tuple[ImageHit, FetchedImage | None]] = {}
+    for outcome in fetched:
+        if isinstance(outcome, tuple) and scope.mem.cached_faces(outcome[1]) is None:
+            pending.setdefault(outcome[1], (outcome[0], outcome[2]))
+    recognised = _run(
+        scope,
+        [(lambda sha=sha, got=got: _recognise(scope, sha, *got)) for sha, got in pending.items()],
+        parallel,
+    )
+    for outcome in recognised:
         if isinstance(outcome, _Refused):
             result.exhausted = outcome.budget
         elif isinstance(outcome, BaseException):
             raise outcome  # ConfigurationError and the unexpected: the step fails, Catch reports it
-        elif outcome is None:
-            result.skipped += 1
-        elif outcome.sha256 not in seen:  # the same picture at two URLs counts once
-            seen.add(outcome.sha256)
-            result.observations.append(outcome)
+
+    seen: set[str] = set()
+    for hit, outcome in zip(hits, fetched, strict=False):
+        if isinstance(outcome, BaseException):
+            raise outcome
+        faces = scope.mem.cached_faces(outcome[1]) if outcome is not None else None
+        if faces is None:
+            result.skipped += outcome is None
+            continue
+        if outcome[1] not in seen:
+            seen.add(outcome[1])
+            result.observations.append(Observation(hit=hit, query=query, sha256=outcome[1], faces=faces))
     return result
 
 
-def _observe_image(scope: RunScope, query: str, hit: ImageHit) -> Observation | None:
+def _run(scope: RunScope, calls: list[Callable[[], T]], parallel: bool) -> list[T | BaseException]:
+    """All calls concurrently (the clock decides what that costs), or in turn until a budget refuses."""
+    if parallel and len(calls) > 1:
+        return scope.ctx.clock.gather(calls)
+    outcomes: list[T | BaseException] = []
+    for call in calls:
+        try:
+            outcomes.append(call())
+        except _Refused as refused:
+            outcomes.append(refused)
+            break  # no budget left for the rest either
+        except BaseException as exc:
+            outcomes.append(exc)
+    return outcomes
+
+
+def _fetch(scope: RunScope, hit: ImageHit) -> tuple[ImageHit, str, FetchedImage | None] | None:
+    """(hit, sha256, bytes if fetched now) for a usable image, None for an unusable one."""
     mem = scope.mem
-    fetched = mem.cached_fetch(hit.image_url)
-    image = None
-    if fetched is None:
+    cached = mem.cached_fetch(hit.image_url)
+    if cached is not None:
+        return None if "error" in cached else (hit, cached["sha256"], None)
+    try:
+        image = scope.ctx.providers.fetcher.fetch(hit.image_url)
+    except (ProviderError, TransientProviderError) as exc:
+        mem.cache_fetch(hit.image_url, {"error": exc.code})
+        return None
+    mem.cache_fetch(hit.image_url, {"sha256": image.sha256})
+    return hit, image.sha256, image
+
+
+def _recognise(scope: RunScope, sha: str, hit: ImageHit, image: FetchedImage | None) -> None:
+    """Recognise one picture (reserving a recognition first) into the run's cache by sha256."""
+    if image is None:  # fetched by an earlier attempt that did not get to recognise it
         try:
             image = scope.ctx.providers.fetcher.fetch(hit.image_url)
-        except (ProviderError, TransientProviderError) as exc:
-            mem.cache_fetch(hit.image_url, {"error": exc.code})
-            return None
-        fetched = {"sha256": image.sha256}
-        mem.cache_fetch(hit.image_url, fetched)
-    if "error" in fetched:
-        return None
-    sha = fetched["sha256"]
-    faces = mem.cached_faces(sha)
-    if faces is None:
-        if image is None:  # fetched by an earlier attempt that did not get to recognise it
-            try:
-                image = scope.ctx.providers.fetcher.fetch(hit.image_url)
-            except (ProviderError, TransientProviderError):
-                return None
-        refused = scope.refusal("recognitions")
-        if refused:
-            raise _Refused(refused)
-        try:
-            faces = scope.ctx.providers.recognizer.recognize(image)
         except (ProviderError, TransientProviderError):
-            return None
-        mem.cache_faces(sha, faces)
-    return Observation(hit=hit, query=query, sha256=sha, faces=faces)
+            return
+    refused = scope.refusal("recognitions")
+    if refused:
+        raise _Refused(refused)
+    try:
+        faces = scope.ctx.providers.recognizer.recognize(image)
+    except (ProviderError, TransientProviderError):
+        return  # this picture is skipped; the next one may do
+    scope.mem.cache_faces(sha, faces)

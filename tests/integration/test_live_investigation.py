@@ -1,0 +1,135 @@
+"""A whole `visual-degrees run --providers live` investigation against fake Brave, Rekognition and
+Gemini servers on 127.0.0.1 that speak the real wire formats: the live adapters run unchanged,
+configured only through environment variables (base URLs, boto3's AWS_ENDPOINT_URL_REKOGNITION)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from tests.support.fake_wire_servers import (
+    CelebrityFace,
+    FakeBraveSearch,
+    FakeGemini,
+    FakeHit,
+    FakeRekognition,
+    StaticImageServer,
+    photo_bytes,
+)
+from visual_degrees.cli import main
+
+BACON = CelebrityFace("Kevin Bacon", "1R7Vj9", 99.1)
+SINISE = CelebrityFace("Gary Sinise", "4Gs1n", 97.3)
+HANKS = CelebrityFace("Tom Hanks", "2Ab3Cd", 95.8)
+
+
+@dataclass
+class Wire:
+    brave: FakeBraveSearch
+    rekognition: FakeRekognition
+    gemini: FakeGemini
+    images: StaticImageServer
+
+
+@pytest.fixture
+def wire(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Wire]:
+    with (
+        FakeBraveSearch(token="brave-secret-token") as brave,
+        FakeRekognition() as rekognition,
+        FakeGemini(api_key="gemini-secret-key") as gemini,
+        StaticImageServer() as images,
+    ):
+        env = {
+            "VD_BRAVE_API_KEY": "brave-secret-token",
+            "VD_BRAVE_ENDPOINT": brave.endpoint,
+            "VD_GEMINI_API_KEY": "gemini-secret-key",
+            "VD_GEMINI_BASE_URL": gemini.url,
+            "VD_FETCH_ALLOW_NETWORKS": "127.0.0.1/32",  # the test's image server; off by default
+            "VD_RETRY_BASE_DELAY": "0",
+            "AWS_ENDPOINT_URL_REKOGNITION": rekognition.url,
+            "AWS_ACCESS_KEY_ID": "testing",
+            "AWS_SECRET_ACCESS_KEY": "testing",
+            "AWS_DEFAULT_REGION": "us-east-1",
+            "VISUAL_DEGREES_STATE_DIR": str(tmp_path / "state"),
+        }
+        for key, value in env.items():
+            monkeypatch.setenv(key, value)
+        yield Wire(brave, rekognition, gemini, images)
+
+
+def script_two_hop_web(wire: Wire) -> dict[str, bytes]:
+    """Bacon and Hanks: no photo together; Bacon with Sinise; Sinise with Hanks."""
+    photos = {
+        "bacon-sinise": photo_bytes("bacon-sinise"),
+        "bacon-solo": photo_bytes("bacon-solo", fmt="WEBP"),
+        "sinise-hanks": photo_bytes("sinise-hanks"),
+    }
+    wire.rekognition.register(photos["bacon-sinise"], [BACON, SINISE])
+    wire.rekognition.register(photos["bacon-solo"], [BACON], unrecognized=1)
+    wire.rekognition.register(photos["sinise-hanks"], [SINISE, HANKS])
+    url = {name: wire.images.add(f"/{name}", data) for name, data in photos.items()}
+    solo_webp = wire.images.add("/bacon-solo.webp", photos["bacon-solo"], "image/webp")
+    hostile = FakeHit("http://169.254.169.254/latest/meta-data/iam/", "https://evil.example", "metadata")
+    wire.brave.add("Kevin Bacon Tom Hanks", [FakeHit(solo_webp, "https://news.example/1", "Bacon"), hostile])
+    wire.brave.add(
+        "Kevin Bacon",
+        [
+            FakeHit(url["bacon-sinise"], "https://news.example/2", "Bacon and Sinise"),
+            # the same picture at a second address is recognised (and paid for) once
+            FakeHit(
+                wire.images.add("/copy-of-bacon-sinise", photos["bacon-sinise"]), "https://mirror.example/2"
+            ),
+        ],
+    )
+    wire.brave.add(
+        "Gary Sinise Tom Hanks", [FakeHit(url["sinise-hanks"], "https://news.example/3", "Sinise, Hanks")]
+    )
+    return photos
+
+
+def test_a_live_investigation_runs_end_to_end_on_the_wire(
+    wire: Wire, capsys: pytest.CaptureFixture[str]
+) -> None:
+    script_two_hop_web(wire)
+    # When the CLI runs with the live providers
+    code = main(["run", "Kevin Bacon", "Tom Hanks", "--providers", "live", "--json"])
+    events = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    # Then it proves Bacon — Sinise — Hanks with the photos the fake web holds
+    assert code == 0
+    final = events[-1]
+    assert final["type"] == "final"
+    assert final["data"]["path"] == ["Kevin Bacon", "Gary Sinise", "Tom Hanks"]
+    assert [e["evidence"]["imageUrl"] for e in final["data"]["edges"]] == [
+        wire.images.url + "/bacon-sinise",
+        wire.images.url + "/sinise-hanks",
+    ]
+    # The metadata address was refused (never requested), the copy recognised once, the planner asked
+    assert all("169.254" not in r.path for r in wire.images.requests)
+    usage = final["data"]["usage"]
+    assert usage["searches"] == len(wire.brave.searches) == 3
+    assert usage["recognitions"] == len(wire.rekognition.calls) == 3
+    assert usage["llmCalls"] == len(wire.gemini.calls) == 1
+    assert [e["seq"] for e in events] == list(range(1, len(events) + 1))
+
+
+def test_keys_never_reach_the_events_or_the_terminal(wire: Wire, capsys: pytest.CaptureFixture[str]) -> None:
+    script_two_hop_web(wire)
+    main(["run", "Kevin Bacon", "Tom Hanks", "--providers", "live"])
+    out = capsys.readouterr()
+    for secret in ("brave-secret-token", "gemini-secret-key"):
+        assert secret not in out.out and secret not in out.err
+
+
+def test_a_search_engine_that_keeps_failing_ends_in_an_error_event(wire: Wire, capsys) -> None:
+    script_two_hop_web(wire)
+    wire.brave.fail_next(503, "UNAVAILABLE", times=50)
+    code = main(["run", "Kevin Bacon", "Tom Hanks", "--providers", "live", "--json"])
+    events = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert code == 1
+    assert events[-1]["type"] == "error"
+    assert events[-1]["data"]["code"] == "provider_unavailable"
+    assert len(wire.brave.searches) <= 4 * 3  # state-machine attempts x adapter attempts, all bounded
