@@ -139,7 +139,8 @@ class VisualDegreesStack(Stack):
         # A policy of its own (a child of the role, not of the function, whose acknowledgment is about
         # X-Ray), so this one wildcard carries its own reason.
         role = function.role
-        assert isinstance(role, iam.Role)
+        if not isinstance(role, iam.Role):
+            raise TypeError(f"{function.node.path} has no role of its own to attach a policy to")
         policy = iam.Policy(
             role,
             "RecognizeCelebrities",
@@ -156,7 +157,7 @@ class VisualDegreesStack(Stack):
         return {}
 
     def _plan(self, function: lambda_.Function) -> dict[str, str]:
-        environment = {ENV_PLANNER: self.settings.planner}
+        environment: dict[str, str] = {ENV_PLANNER: self.settings.planner}
         if self.settings.planner == "bedrock":
             model_arn = self.format_arn(
                 service="bedrock",

@@ -157,7 +157,8 @@ def powertools_environment(settings: DeploymentSettings) -> dict[str, str]:
         "POWERTOOLS_LOG_LEVEL": settings.log_level,
         "POWERTOOLS_LOGGER_LOG_EVENT": "false",  # events carry names and run tokens
         "POWERTOOLS_TRACER_CAPTURE_RESPONSE": "false",  # responses may carry run tokens
-        "POWERTOOLS_PARAMETERS_MAX_AGE": "300",  # secrets cached per warm container
+        # Powertools get_secret's cache; visual_degrees.config caches provider keys itself (300 s too).
+        "POWERTOOLS_PARAMETERS_MAX_AGE": "300",
     }
 
 

@@ -114,7 +114,7 @@ class Observability(Construct):
                     f"{suffix}Errors",
                     cloudwatch.MathExpression(expression=errors, using_metrics=using, period=FIVE_MINUTES),
                     threshold=settings.lambda_errors_alarm_threshold,
-                    description=f"{title}: Lambda errors in 5 minutes (retried steps count too).",
+                    description=f"{title}: Lambda errors in 5 minutes (each failed attempt counts).",
                 )
                 throttles, using = _sum_of([fn.metric_throttles(period=FIVE_MINUTES) for fn in chunk], "t")
                 self._alarm(

@@ -18,7 +18,16 @@ ENV_TABLE_NAME = "VD_TABLE_NAME"
 ENV_STATE_MACHINE_ARN = "VD_STATE_MACHINE_ARN"
 ENV_WEBSOCKET_ENDPOINT = "VD_WEBSOCKET_ENDPOINT"
 ENV_SECRET_ARN = "VD_SECRET_ARN"
-ENV_PROVIDERS = "VD_PROVIDERS"
+ENV_SEARCH_ENGINE = "VD_SEARCH_ENGINE"
+ENV_PLANNER = "VD_PLANNER"
+ENV_BEDROCK_MODEL_ID = "VD_BEDROCK_MODEL_ID"
+ENV_RUN_DEFAULTS = "VD_RUN_DEFAULTS"  # RunOptions JSON: the defaults a startRun's options override
+ENV_MAX_ACTIVE_RUNS = "VD_MAX_ACTIVE_RUNS_PER_CLIENT"
+
+# Connections and subscriptions (deployed API). A subscription item carries the run id in a top-level
+# attribute so the sparse `connectionsByRun` index finds every connection watching a run.
+CONNECTIONS_BY_RUN_INDEX = "connectionsByRun"
+SUBSCRIBED_RUN_ATTRIBUTE = "subscribedRunId"
 
 
 class StateTask(NamedTuple):

@@ -127,3 +127,13 @@ def test_account_logging_role_outlives_the_stack_and_precedes_the_stage(raw: dic
     assert raw["Resources"][role_id]["DeletionPolicy"] == "Retain"
     (stage,) = resources(raw, "AWS::ApiGatewayV2::Stage").values()
     assert account_id in stage["DependsOn"]
+
+
+def test_the_stack_outputs_what_an_operator_needs_to_connect(raw: dict[str, Any]) -> None:
+    outputs = raw["Outputs"]
+    assert {"WebSocketUrl", "StateMachineArn", "ProviderKeysSecretArn", "ClientTokensSecretArn"} <= set(
+        outputs
+    )
+    url = render(outputs["WebSocketUrl"]["Value"])
+    (api_id,) = resources(raw, "AWS::ApiGatewayV2::Api")
+    assert url.startswith(f"wss://<{api_id}>.execute-api.") and url.endswith(f"/{STAGE_NAME}")

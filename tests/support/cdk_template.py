@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
-SKIP_BUNDLING = {"aws:cdk:bundling-stacks": []}
+SKIP_BUNDLING: dict[str, list[str]] = {"aws:cdk:bundling-stacks": []}
 VALIDATION_REPORT = "validation-report.json"
 
 

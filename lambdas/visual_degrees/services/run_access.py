@@ -1,7 +1,8 @@
-"""Who may use a run: the connection that started it, or anyone holding its run token.
+"""Who may use a run: the client that started it, or anyone holding its run token.
 
 The token is returned once (in `runAccepted`); only its hash is stored, so a leaked table does not
-leak access.
+leak access. Layout (shared with the deployed API): `run#<id>` / `owner` ->
+{clientId, runTokenSha256, ...extra such as executionArn}.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from visual_degrees.domain.errors import RunNotFound
 from visual_degrees.ports import Memory, Put
 from visual_degrees.services.event_log import run_pk
 
-_SK = "access"
+_SK = "owner"
 
 
 def _hash(token: str) -> str:
@@ -27,9 +28,9 @@ class RunAccess:
         self._memory = memory
 
     def register(self, run_id: str, owner: str, ttl_seconds: int, **extra: Any) -> str:
-        """Record `owner` (a connection or client id) for a new run; returns the run token."""
+        """Record `owner` (the client id) for a new run; returns the run token."""
         token = secrets.token_urlsafe(24)
-        record = {"owner": owner, "tokenHash": _hash(token), **extra}
+        record = {"clientId": owner, "runTokenSha256": _hash(token), **extra}
         if not self._memory.put(Put(run_pk(run_id), _SK, record, ttl_seconds, if_absent=True)):
             raise RunNotFound(f"run id {run_id!r} is already taken")
         return token
@@ -39,8 +40,8 @@ class RunAccess:
         (the same answer as for a run that does not exist)."""
         item = self._memory.get(run_pk(run_id), _SK)
         if item is not None:
-            if item.data.get("owner") == caller:
+            if item.data.get("clientId") == caller:
                 return item.data
-            if token is not None and hmac.compare_digest(item.data.get("tokenHash", ""), _hash(token)):
+            if token is not None and hmac.compare_digest(item.data.get("runTokenSha256", ""), _hash(token)):
                 return item.data
         raise RunNotFound(f"no run {run_id!r} for this client")
