@@ -20,7 +20,6 @@ from typing import Any
 import jsii
 from aws_cdk import Annotations, AssetHashType, BundlingOptions, DockerImage, ILocalBundling, RemovalPolicy
 from aws_cdk import aws_lambda as lambda_
-
 from constructs import Construct
 
 LAYER_SOURCE = Path(__file__).resolve().parent / "layer"

@@ -13,7 +13,6 @@ from typing import Any
 from aws_cdk import Acknowledgment, App, Stack, Validations
 from aws_cdk.aws_iam import IGrantable
 from cdk_nag import AwsSolutionsChecks
-
 from constructs import Construct, IConstruct
 
 MIN_REASON_LENGTH = 40

@@ -12,9 +12,9 @@ from typing import Any, Literal
 
 from aws_cdk import RemovalPolicy
 from aws_cdk.aws_logs import RetentionDays
+from constructs import Node
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from constructs import Node
 from visual_degrees.domain.errors import ConfigurationError
 from visual_degrees.domain.models import RunOptions
 

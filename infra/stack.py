@@ -12,8 +12,8 @@ from typing import Any
 from aws_cdk import CfnOutput, Stack, Validations
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_lambda as lambda_
-
 from constructs import Construct
+
 from infra.constructs.functions import Need, Role, RuntimeFunctions
 from infra.constructs.observability import Observability
 from infra.constructs.run_memory_table import RunMemoryTable

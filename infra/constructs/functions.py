@@ -18,8 +18,8 @@ from aws_cdk import Duration, SymlinkFollowMode, Validations
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_logs as logs
-
 from constructs import Construct
+
 from infra.constructs.observability import METRICS_NAMESPACE
 from infra.layer_bundling import dependency_layer
 from infra.nag import acknowledge

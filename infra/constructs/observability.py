@@ -22,8 +22,8 @@ from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_sns as sns
 from aws_cdk import aws_sns_subscriptions as subscriptions
 from aws_cdk import aws_stepfunctions as sfn
-
 from constructs import Construct
+
 from infra.nag import acknowledge
 from infra.settings import DeploymentSettings
 from visual_degrees.constants import SERVICE_NAME

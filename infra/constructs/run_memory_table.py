@@ -18,8 +18,8 @@ from __future__ import annotations
 from aws_cdk import Stack
 from aws_cdk import aws_dynamodb as dynamodb
 from aws_cdk import aws_iam as iam
-
 from constructs import Construct
+
 from infra.settings import DeploymentSettings
 from visual_degrees.constants import PARTITION_KEY, SORT_KEY, TTL_ATTRIBUTE
 

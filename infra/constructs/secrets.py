@@ -11,8 +11,8 @@ import json
 
 from aws_cdk import Validations
 from aws_cdk import aws_secretsmanager as secretsmanager
-
 from constructs import Construct
+
 from infra.nag import acknowledge
 from infra.settings import DeploymentSettings
 

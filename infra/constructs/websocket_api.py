@@ -20,8 +20,8 @@ from aws_cdk import aws_apigatewayv2_integrations as integrations
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_logs as logs
-
 from constructs import Construct
+
 from infra.nag import acknowledge, acknowledge_wildcard
 from infra.settings import DeploymentSettings
 from visual_degrees.domain.errors import ConfigurationError

@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from infra.nag import MIN_REASON_LENGTH, acknowledge, add_checks
 
+from infra.nag import MIN_REASON_LENGTH, acknowledge, add_checks
 from tests.support.cdk_template import Synthesis
 
 pytestmark = pytest.mark.cdk

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from infra.constructs.functions import Need, handler_table
 
+from infra.constructs.functions import Need, handler_table
 from tests.infrastructure.queries import (
     as_list,
     function_for,

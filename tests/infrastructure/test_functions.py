@@ -8,9 +8,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from infra.constructs.functions import HandlerSpec, Need, Role, handler_table
 from infra.constructs.observability import METRICS_NAMESPACE
-
 from tests.infrastructure.queries import function_for, functions_by_handler, handler_of, resources
 from tests.support.cdk_template import REPO_ROOT, Synthesis
 from visual_degrees.constants import (

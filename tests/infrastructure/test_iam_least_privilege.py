@@ -10,9 +10,9 @@ import re
 from typing import Any
 
 import pytest
+
 from infra.constructs.functions import Need, handler_table
 from infra.constructs.run_memory_table import CONNECTIONS_BY_RUN_INDEX
-
 from tests.infrastructure.queries import (
     all_policy_statements,
     as_list,

@@ -10,6 +10,7 @@ from importlib.metadata import version
 from pathlib import Path
 
 import pytest
+
 from infra.layer_bundling import (
     MAX_LAYER_BYTES,
     REQUIREMENTS,
@@ -18,7 +19,6 @@ from infra.layer_bundling import (
     layer_fingerprint,
     pip_command,
 )
-
 from tests.support.cdk_template import REPO_ROOT
 
 REQUIREMENT = re.compile(r"^([A-Za-z0-9_.-]+)(\[[^\]]*\])?==([^\s;]+)")

@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 import pytest
+
 from infra.constructs.observability import (
     BUDGET_EXHAUSTED,
     OUTCOME_DIMENSION,
@@ -13,7 +14,6 @@ from infra.constructs.observability import (
     RUNS_FINISHED,
     SPEND_USD,
 )
-
 from tests.infrastructure.queries import referenced_ids, render, resources
 
 pytestmark = pytest.mark.cdk

@@ -7,9 +7,9 @@ from typing import Any
 import boto3
 import pytest
 from aws_cdk.assertions import Match
-from infra.constructs.run_memory_table import CONNECTIONS_BY_RUN_INDEX, SUBSCRIBED_RUN_ATTRIBUTE
 from moto import mock_aws
 
+from infra.constructs.run_memory_table import CONNECTIONS_BY_RUN_INDEX, SUBSCRIBED_RUN_ATTRIBUTE
 from tests.infrastructure.queries import resources
 from tests.support.cdk_template import run_table_definition, run_table_ttl
 from visual_degrees.constants import PARTITION_KEY, SORT_KEY, TTL_ATTRIBUTE

@@ -6,8 +6,8 @@ import json
 from typing import Any
 
 import pytest
-from infra.constructs.functions import Need, handler_table
 
+from infra.constructs.functions import Need, handler_table
 from tests.infrastructure.queries import (
     as_list,
     function_for,

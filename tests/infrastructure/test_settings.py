@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from infra.settings import DeploymentSettings
 
+from infra.settings import DeploymentSettings
 from tests.support.cdk_template import REPO_ROOT
 from visual_degrees.domain.errors import ConfigurationError
 

@@ -6,9 +6,9 @@ import json
 from typing import Any
 
 import pytest
+
 from infra.constructs.functions import Need, handler_table
 from infra.constructs.websocket_api import ROUTE_SELECTION, STAGE_NAME, TOKEN_QUERY_PARAMETER
-
 from tests.infrastructure.queries import (
     as_list,
     function_for,

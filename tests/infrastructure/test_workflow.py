@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 from annotated_types import Le
-from infra.constructs.workflow import DEFINITION_FILE, definition_placeholders
 
+from infra.constructs.workflow import DEFINITION_FILE, definition_placeholders
 from tests.infrastructure.queries import (
     as_list,
     functions_by_handler,
