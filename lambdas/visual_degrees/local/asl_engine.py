@@ -97,10 +97,10 @@ class LocalEngine:
         definition: dict[str, Any] | str,
         invoke: Invoke,
         *,
-        sleep: Callable[[float], None] = _no_sleep,
+        sleep: Callable[[float], object] = _no_sleep,
         now: Callable[[], float] = time.time,
         rng: random.Random | None = None,
-        on_transition: Callable[[str], None] | None = None,
+        on_transition: Callable[[str], object] | None = None,
         max_events: int = STEP_FUNCTIONS_HISTORY_LIMIT,
     ) -> None:
         if type(max_events) is not int or max_events < 2:

@@ -41,8 +41,8 @@ class RunEnvironment:
 
     providers: Providers
     clock: Clock
-    sleep: Callable[[float], None] = time.sleep
-    on_transition: Callable[[str], None] | None = None
+    sleep: Callable[[float], object] = time.sleep
+    on_transition: Callable[[str], object] | None = None
 
 
 @dataclass

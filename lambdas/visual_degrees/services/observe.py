@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import TypeVar
 
 from visual_degrees.domain.errors import ProviderError, TransientProviderError
@@ -59,16 +60,14 @@ def observe(scope: RunScope, query: str, *, parallel: bool) -> Observed:
 
     # Fetch first (free), then recognise each distinct picture once: the same image at two URLs,
     # fetched concurrently, must not be paid for twice.
-    fetched = _run(scope, [(lambda hit=hit: _fetch(scope, hit)) for hit in hits], parallel)
-    pending: dict[str, tuple[ImageHit, FetchedImage | None]] = {}
-    for outcome in fetched:
-        if isinstance(outcome, tuple) and scope.mem.cached_faces(outcome[1]) is None:
-            pending.setdefault(outcome[1], (outcome[0], outcome[2]))
-    recognised = _run(
-        scope,
-        [(lambda sha=sha, got=got: _recognise(scope, sha, *got)) for sha, got in pending.items()],
-        parallel,
-    )
+    fetched = _run(scope, [partial(_fetch, scope, hit) for hit in hits], parallel)
+    pending: dict[str, _Fetched] = {}
+    for got in fetched:
+        if isinstance(got, BaseException):
+            raise got  # the unexpected: the step fails, Catch reports it
+        if got is not None and scope.mem.cached_faces(got.sha256) is None:
+            pending.setdefault(got.sha256, got)
+    recognised = _run(scope, [partial(_recognise, scope, got) for got in pending.values()], parallel)
     for outcome in recognised:
         if isinstance(outcome, _Refused):
             result.exhausted = outcome.budget
@@ -76,16 +75,13 @@ def observe(scope: RunScope, query: str, *, parallel: bool) -> Observed:
             raise outcome  # ConfigurationError and the unexpected: the step fails, Catch reports it
 
     seen: set[str] = set()
-    for hit, outcome in zip(hits, fetched, strict=False):
-        if isinstance(outcome, BaseException):
-            raise outcome
-        faces = scope.mem.cached_faces(outcome[1]) if outcome is not None else None
-        if faces is None:
-            result.skipped += outcome is None
-            continue
-        if outcome[1] not in seen:
-            seen.add(outcome[1])
-            result.observations.append(Observation(hit=hit, query=query, sha256=outcome[1], faces=faces))
+    for got in fetched:
+        faces = scope.mem.cached_faces(got.sha256) if isinstance(got, _Fetched) else None
+        if not isinstance(got, _Fetched) or faces is None:
+            result.skipped += 1
+        elif got.sha256 not in seen:
+            seen.add(got.sha256)
+            result.observations.append(Observation(hit=got.hit, query=query, sha256=got.sha256, faces=faces))
     return result
 
 
@@ -105,26 +101,34 @@ def _run(scope: RunScope, calls: list[Callable[[], T]], parallel: bool) -> list[
     return outcomes
 
 
-def _fetch(scope: RunScope, hit: ImageHit) -> tuple[ImageHit, str, FetchedImage | None] | None:
-    """(hit, sha256, bytes if fetched now) for a usable image, None for an unusable one."""
+@dataclass
+class _Fetched:
+    hit: ImageHit
+    sha256: str
+    image: FetchedImage | None  # None when the fetch was cached by an earlier attempt
+
+
+def _fetch(scope: RunScope, hit: ImageHit) -> _Fetched | None:
+    """The usable image behind `hit` (fetch results cached per URL), or None if it is unusable."""
     mem = scope.mem
     cached = mem.cached_fetch(hit.image_url)
     if cached is not None:
-        return None if "error" in cached else (hit, cached["sha256"], None)
+        return None if "error" in cached else _Fetched(hit, cached["sha256"], None)
     try:
         image = scope.ctx.providers.fetcher.fetch(hit.image_url)
     except (ProviderError, TransientProviderError) as exc:
         mem.cache_fetch(hit.image_url, {"error": exc.code})
         return None
     mem.cache_fetch(hit.image_url, {"sha256": image.sha256})
-    return hit, image.sha256, image
+    return _Fetched(hit, image.sha256, image)
 
 
-def _recognise(scope: RunScope, sha: str, hit: ImageHit, image: FetchedImage | None) -> None:
+def _recognise(scope: RunScope, got: _Fetched) -> None:
     """Recognise one picture (reserving a recognition first) into the run's cache by sha256."""
+    image = got.image
     if image is None:  # fetched by an earlier attempt that did not get to recognise it
         try:
-            image = scope.ctx.providers.fetcher.fetch(hit.image_url)
+            image = scope.ctx.providers.fetcher.fetch(got.hit.image_url)
         except (ProviderError, TransientProviderError):
             return
     refused = scope.refusal("recognitions")
@@ -134,4 +138,4 @@ def _recognise(scope: RunScope, sha: str, hit: ImageHit, image: FetchedImage | N
         faces = scope.ctx.providers.recognizer.recognize(image)
     except (ProviderError, TransientProviderError):
         return  # this picture is skipped; the next one may do
-    scope.mem.cache_faces(sha, faces)
+    scope.mem.cache_faces(got.sha256, faces)

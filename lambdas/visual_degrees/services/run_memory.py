@@ -90,7 +90,8 @@ class RunMemory:
         if recorded is None:
             self._put(sk, {"value": choose()}, if_absent=True)
             recorded = self._get(sk) or {}
-        return recorded["value"]  # type: ignore[no-any-return]
+        value: T = recorded["value"]
+        return value
 
     # ---- people and identity ---------------------------------------------------------------
 
