@@ -33,7 +33,13 @@ def display_name(raw: str) -> str:
 
 def name_key(raw: str) -> str:
     """Normalised identity key: display form, accents stripped, case-folded, punctuation dropped."""
-    decomposed = unicodedata.normalize("NFKD", display_name(raw))
+    shown = display_name(raw)
+    if shown.isascii():  # nine in ten names: no Unicode work needed (world loading is hot)
+        lowered = shown.lower().replace("'", "")
+        if lowered.replace(" ", "").isalnum():
+            return " ".join(lowered.split())
+        return " ".join(_NOT_WORD.sub(" ", lowered).split())
+    decomposed = unicodedata.normalize("NFKD", shown)
     stripped = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
     words = _NOT_WORD.sub(" ", stripped.casefold().replace("'", "").replace("’", ""))
     return _SPACES.sub(" ", words).strip()

@@ -23,6 +23,8 @@ from typing import NamedTuple
 
 from visual_degrees.domain.errors import ProviderError, UnknownPerson
 from visual_degrees.domain.names import name_key
+from visual_degrees.domain.queries import DISCOVERY_TEMPLATES
+from visual_degrees.sandbox.bulk import collector_paused
 from visual_degrees.sandbox.captions import (
     CONTEXTS,
     MAX_NAMED,
@@ -36,11 +38,13 @@ from visual_degrees.sandbox.captions import (
 from visual_degrees.sandbox.graph import Graph
 from visual_degrees.sandbox.hashing import combine, stable_hash
 from visual_degrees.sandbox.noise import DEFAULT_NOISE, NoiseModel, Outcome
+from visual_degrees.sandbox.ranking import Ranker
 from visual_degrees.sandbox.world import PersonRecord, World
 
 SANDBOX_HOST = "sandbox.visual-degrees.invalid"  # .invalid (RFC 2606): can never resolve live
 BASE_URL = f"https://{SANDBOX_HOST}"
 _IMAGE_PREFIX = f"{BASE_URL}/photos/"
+DEFAULT_PAGE = 5  # images per search, the workflow's default (RunOptions.images_per_search)
 _ID_MASK = (1 << 40) - 1
 _ID_ODD = 0x9E3779B97F  # odd, so multiplying by it permutes 40-bit numbers
 _ID_ODD_INVERSE = pow(_ID_ODD, -1, 1 << 40)
@@ -115,14 +119,17 @@ class PhotoWeb:
         self._id_key = stable_hash("photo-id", seed) & _ID_MASK
         self.event_kinds = bytes(event_kind(t) for t in world.titles)
         self._titles: list[str | None] = [None] * len(world.titles)
-        self._provable: dict[float, Graph] = {}
-        self._build()
+        self._provable: dict[tuple[float, bool, int], Graph] = {}
+        self._findable: dict[int, bytearray] = {}
+        with collector_paused():
+            self._build()
 
     # ---- generation ------------------------------------------------------------------------------
 
     def _build(self) -> None:
         world, params = self.world, self.params
         fame = world.fame
+        neg_fame = [-f for f in fame]
         star = [math.log2(f) if f > 1 else 0.0 for f in range(max(fame) + 1)]
         photo_kind = bytearray()
         photo_context = bytearray()
@@ -152,7 +159,15 @@ class PhotoWeb:
             ek = EventKind(self.event_kinds[event])
             table = keywords[ek]
             kinds, groups, contexts = _event_photos(
-                combine(self._base, event), cast, fame, star, params, sizes, cumulative, len(CONTEXTS[ek])
+                combine(self._base, event),
+                cast,
+                fame,
+                neg_fame,
+                star,
+                params,
+                sizes,
+                cumulative,
+                len(CONTEXTS[ek]),
             )
             index = len(photo_kind)
             photo_kind.extend(kinds)
@@ -318,26 +333,65 @@ class PhotoWeb:
     def celebrity_id(self, name: str) -> str:
         return self.world.celebrity_id(self.person_index(name))
 
-    def provable_graph(self, threshold: float = 80.0) -> Graph:
-        """People adjacent iff some photo shows both and the noise model recognises both as
-        themselves at >= threshold: what an unlimited budget could prove."""
-        graph = self._provable.get(threshold)
-        if graph is None:
-            adjacency: list[set[int]] = [set() for _ in range(self.world.size)]
-            for photo in range(self.photo_count):
-                if self.photo_start[photo + 1] - self.photo_start[photo] < 2:
+    @cached_property
+    def ranker(self) -> Ranker:
+        return Ranker(self)
+
+    def findable(self, page: int = DEFAULT_PAGE) -> bytearray:
+        """1 for every photo some discovery query returns within its first `page` results: a photo
+        of a name with at most `page` photos, or one ranked that high for one of its names."""
+        mask = self._findable.get(page)
+        if mask is None:
+            mask = bytearray(self.photo_count)
+            world, named_in = self.world, self.named_in
+            for people in world.by_key.values():
+                photos = [photo for person in people for photo in named_in[person]]
+                if len(photos) <= page:
+                    for photo in photos:
+                        mask[photo] = 1
                     continue
-                proven = [
-                    s.person
-                    for s in self.sightings(photo)
-                    if s.shown_as == s.person and s.confidence >= threshold
-                ]
-                for i, a in enumerate(proven):
-                    for b in proven[i + 1 :]:
+                name = world.name(people[0])
+                for template in DISCOVERY_TEMPLATES:
+                    for photo in self.ranker.rank(template.format(a=name), page):
+                        mask[photo] = 1
+            self._findable[page] = mask
+        return mask
+
+    def provable_graph(
+        self, threshold: float = 80.0, *, searchable: bool = True, page: int = DEFAULT_PAGE
+    ) -> Graph:
+        """Two people are adjacent iff some photo shows both, the noise model recognises both as
+        themselves at >= threshold, and search can reach that photo: its caption names both (their
+        pair query ranks it first), or a discovery query returns it within `page` results. That is
+        what an unlimited budget of template queries can prove. searchable=False drops the last
+        condition (an upper bound: every photo counts, however deep it is buried)."""
+        graph = self._provable.get((threshold, searchable, page))
+        if graph is None:
+            with collector_paused():
+                graph = self._provable[threshold, searchable, page] = self._build_provable(
+                    threshold, searchable, page
+                )
+        return graph
+
+    def _build_provable(self, threshold: float, searchable: bool, page: int) -> Graph:
+        adjacency: list[set[int]] = [set() for _ in range(self.world.size)]
+        start = self.photo_start
+        reachable = self.findable(page) if searchable else bytearray(b"\x01") * self.photo_count
+        for photo in range(self.photo_count):
+            if start[photo + 1] - start[photo] < 2:
+                continue
+            seen = [
+                (s.person, s.position < MAX_NAMED)
+                for s in self.sightings(photo)
+                if s.shown_as == s.person and s.confidence >= threshold
+            ]
+            found = reachable[photo]
+            for i, (a, a_named) in enumerate(seen):
+                for b, b_named in seen[i + 1 :]:
+                    if found or (a_named and b_named):
                         adjacency[a].add(b)
                         adjacency[b].add(a)
-            graph = self._provable[threshold] = Graph(adjacency)
-        return graph
+        return Graph(adjacency)
 
     def distance(self, a: str, b: str, *, threshold: float = 80.0, limit: int | None = None) -> int | None:
         """Shortest provable chain between two people (names or celebrity ids), or None.
@@ -383,6 +437,7 @@ def _event_photos(
     rng_seed: int,
     cast: tuple[int, ...],
     fame: list[int],
+    neg_fame: list[int],
     star: list[float],
     params: PhotoParameters,
     sizes: list[int],
@@ -392,7 +447,7 @@ def _event_photos(
     """The photos of one event: their kinds, people (caption order) and caption contexts."""
     rand = random.Random(rng_seed).random
     # Caption order and leads: most appearances first, ties in credit order.
-    ranked = sorted(cast, key=lambda p: -fame[p])  # stable: ties keep credit order
+    ranked = sorted(cast, key=neg_fame.__getitem__)  # stable: ties keep credit order
     rank = {person: r for r, person in enumerate(ranked)}.__getitem__
     n = len(ranked)
     n_leads = min(n, params.leads_max, params.leads_base + n // params.leads_per_cast)
@@ -402,11 +457,11 @@ def _event_photos(
     size_total = cumulative[-1]
 
     base, per_star = params.portrait_base, params.portrait_per_star
-    for person in ranked:
-        portraits = int(base + per_star * star[fame[person]] + rand())
-        if portraits:
-            kinds += [Kind.PORTRAIT] * portraits
-            groups += [(person,)] * portraits
+    portraits = [int(base + per_star * star[fame[p]] + rand()) for p in ranked]
+    for person, count in zip(ranked, portraits, strict=True):
+        if count:
+            kinds += [Kind.PORTRAIT] * count
+            groups += [(person,)] * count
 
     def shuffled(slots: list[int]) -> list[int]:
         keys = [rand() for _ in slots]  # random() only: its sequence is stable across Pythons

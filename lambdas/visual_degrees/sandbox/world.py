@@ -16,19 +16,22 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
+from itertools import chain
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
 from visual_degrees.domain.errors import WorldFileError
 from visual_degrees.domain.names import MAX_NAME_LENGTH, display_name, name_key
+from visual_degrees.sandbox.bulk import collector_paused
 
 # Control characters (tab included) and bidi overrides/isolates: never part of a name or a title.
 _FORBIDDEN = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 _ID_BYTES = 8  # 64 bits: a collision among 115k people has odds below one in a billion
-_NOT_WORD_ASCII = re.compile(r"[^0-9A-Za-z_]+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,7 +88,7 @@ class World:
         self.titles = titles
         self.members = members
         self.raws = raws
-        self.keys = [fast_name_key(raw) for raw in raws]
+        self.keys = [name_key(raw) for raw in raws]
         if first_lines is not None:
             for index, key in enumerate(self.keys):
                 if not key:
@@ -93,11 +96,8 @@ class World:
                         f"{source}, line {first_lines[index]}: {raws[index]!r} has no letters or digits"
                     )
         self._names: list[str | None] = [None] * len(raws)
-        self.person_events: list[list[int]] = [[] for _ in raws]
-        for event, people in enumerate(members):
-            for person in people:
-                self.person_events[person].append(event)
-        self.fame = [len(events) for events in self.person_events]
+        counts = Counter(chain.from_iterable(members))
+        self.fame = [counts[person] for person in range(len(raws))]
         self.by_raw = by_raw if by_raw is not None else {raw: index for index, raw in enumerate(raws)}
         self.by_key: dict[str, list[int]] = {}
         for index, key in enumerate(self.keys):
@@ -116,6 +116,15 @@ class World:
         return builder.build()
 
     # ---- people --------------------------------------------------------------------------------
+
+    @cached_property
+    def person_events(self) -> list[list[int]]:
+        """The events each person appears in."""
+        events: list[list[int]] = [[] for _ in self.raws]
+        for event, people in enumerate(self.members):
+            for person in people:
+                events[person].append(event)
+        return events
 
     @property
     def size(self) -> int:
@@ -236,7 +245,8 @@ def load_world(path: str | Path) -> World:
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
         raise WorldFileError(f"{label}, line {line}: not UTF-8 text (byte {exc.start})") from None
-    return parse_world(text, label)
+    with collector_paused():
+        return parse_world(text, label)
 
 
 def parse_world(text: str, source: str = "<memory>") -> World:
@@ -314,6 +324,10 @@ class _Builder:
         cast = self.members[event]
         by_raw = self.by_raw
         for position, name in enumerate(people, 2):
+            person = by_raw.get(name)  # most names arrive tidy: one lookup
+            if person is not None:
+                cast.append(person)
+                continue
             raw = _tidy(name)
             person = by_raw.get(raw)
             if person is None:
@@ -342,10 +356,3 @@ def celebrity_id_of(raw: str) -> str:
     return "vd-" + hashlib.blake2b(raw.encode("utf-8"), digest_size=_ID_BYTES).hexdigest()
 
 
-def fast_name_key(raw: str) -> str:
-    """name_key, with a shortcut for plain ASCII names (nine in ten of a cast file), where accent
-    stripping has nothing to do; tests check it agrees with name_key."""
-    if not raw.isascii():
-        return name_key(raw)
-    lowered = display_name(raw).lower().replace("'", "")
-    return " ".join(_NOT_WORD_ASCII.sub(" ", lowered).split())

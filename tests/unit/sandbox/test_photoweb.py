@@ -5,6 +5,7 @@ from collections import Counter
 import pytest
 
 from visual_degrees.domain.errors import ProviderError, UnknownPerson
+from visual_degrees.domain.queries import DISCOVERY_TEMPLATES
 from visual_degrees.sandbox.captions import display_title
 from visual_degrees.sandbox.photoweb import BASE_URL, PhotoWeb
 from visual_degrees.sandbox.world import parse_world
@@ -136,20 +137,43 @@ def test_people_lookups_know_namesakes_and_spellings(default_web):
         default_web.celebrity_id("Kevin Bacon")
 
 
-def test_provable_graph_is_exactly_the_pairs_recognised_together(default_world, default_web):
-    # Given the graph at the default threshold
+def test_provable_graph_is_exactly_the_searchable_pairs_recognised_together(default_world, default_web):
+    # Given the graph at the default threshold and the photos discovery queries reach
     graph = default_web.provable_graph(80.0)
+    findable = default_web.findable()
     # When it is rebuilt by brute force from the recogniser's view of every photo
     expected: set[tuple[int, int]] = set()
     for photo in range(default_web.photo_count):
+        named = default_web.people_in(photo)[:3]
         shown = [
             s.person for s in default_web.sightings(photo) if s.shown_as == s.person and s.confidence >= 80
         ]
-        expected |= {(a, b) for a in shown for b in shown if a < b}
-    # Then they agree, and every edge is a pair truly photographed together
+        expected |= {
+            (a, b) for a in shown for b in shown if a < b and (findable[photo] or {a, b} <= set(named))
+        }
+    # Then they agree: every edge is a pair truly photographed together, both recognised at >= 80
     edges = {(a, b) for a in range(default_world.size) for b in graph.neighbors(a) if a < b}
     assert edges == expected
     assert graph.edge_count == len(edges)
+    # And counting every photo, however deeply buried, proves at least as much
+    everything = default_web.provable_graph(80.0, searchable=False)
+    assert all(everything.has_edge(a, b) for a, b in edges)
+    assert everything.edge_count > graph.edge_count
+
+
+def test_findable_photos_are_the_ones_discovery_queries_return(default_world, default_web):
+    # Given the photos marked findable within a page of five
+    findable = default_web.findable(5)
+    # Then for a sample of photos, one of its named people's discovery queries returns it iff marked
+    search = default_web.ranker
+    for photo in range(0, default_web.photo_count, 37):
+        returned = any(
+            photo in search.rank(template.format(a=default_world.name(person)), 5)
+            for person in default_web.people_in(photo)[:3]
+            for template in DISCOVERY_TEMPLATES
+        )
+        assert returned == bool(findable[photo])
+    assert 0 < sum(findable) < default_web.photo_count
 
 
 def test_higher_threshold_proves_less(default_web):

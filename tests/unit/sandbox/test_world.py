@@ -1,16 +1,12 @@
 from __future__ import annotations
 
 import json
-import string
 from pathlib import Path
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
 
 from visual_degrees.domain.errors import WorldFileError
-from visual_degrees.domain.names import name_key
-from visual_degrees.sandbox.world import World, fast_name_key, load_world, parse_world
+from visual_degrees.sandbox.world import World, load_world, parse_world
 
 
 def write(tmp_path: Path, text: str, name: str = "world.txt") -> Path:
@@ -174,16 +170,3 @@ def test_from_events_applies_the_same_rules():
     # Then the person counts once
     assert [world.name(p) for p in world.members[0]] == ["Kevin Bacon", "Tom Hanks"]
 
-
-_ASCII_NAME = st.text(alphabet=string.ascii_letters + string.digits + " ,.'-_()IVX", min_size=1, max_size=40)
-
-
-@given(_ASCII_NAME)
-def test_fast_name_key_agrees_with_name_key_on_ascii(raw):
-    # Given any ASCII spelling, the shortcut key equals the domain's key
-    assert fast_name_key(raw) == name_key(raw)
-
-
-@given(st.text(min_size=1, max_size=30))
-def test_fast_name_key_agrees_with_name_key_on_any_text(raw):
-    assert fast_name_key(raw) == name_key(raw)

@@ -1,0 +1,117 @@
+"""How the sandbox search engine ranks captions for a query (pure: no clock, no faults).
+
+The query's person names are found by longest match over its words (the queries come from
+domain/queries.py templates: "A B", "A and B", "A premiere", ...). Photos whose captions name all
+of them come first, then photos naming some of them (a real engine still fills the page); within
+a tier, the query's keywords ("premiere", "red carpet", "cast", "event", "with") pull matching
+captions up, and a per-query jitter stands in for everything else an engine weighs, so different
+phrasings of the same names surface different photos.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+import re
+import unicodedata
+from typing import TYPE_CHECKING
+
+from visual_degrees.sandbox.captions import KEYWORDS, Kind, keyword_bits
+from visual_degrees.sandbox.hashing import stable_hash
+
+if TYPE_CHECKING:  # the photo web uses the ranker for its ground truth
+    from visual_degrees.sandbox.photoweb import PhotoWeb
+
+MAX_NAME_WORDS = 8
+MAX_QUERY_LENGTH = 500
+_NOT_WORD = re.compile(r"[^\w]+")
+# Template words never start a name match on their own (a mononym "Red" must not eat "red carpet").
+_TEMPLATE_WORDS = frozenset({"and", "with", "premiere", "red", "carpet", "cast", "event", "together"})
+_JITTER_SCALE = 6.0 / (1 << 24)
+_GOLDEN = 0x9E3779B97F4A7C15
+_MASK = (1 << 64) - 1
+
+
+def query_words(text: str) -> list[str]:
+    """The query as name_key would normalise it: accents stripped, case-folded, punctuation gone."""
+    if not text.isascii():
+        decomposed = unicodedata.normalize("NFKD", text)
+        text = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+    text = text.casefold().replace("'", "").replace("\u2019", "")
+    return _NOT_WORD.sub(" ", text).split()
+
+
+class Ranker:
+    def __init__(self, web: PhotoWeb) -> None:
+        self.web = web
+        # A photo whose best-known subject is famous sits on a busier page: up to +2 at 16 events.
+        by_fame = [0.0] + [min(2.0, 0.5 * math.log2(f)) for f in range(1, 17)]
+        self._popularity = [by_fame[min(16, f)] for f in web.world.fame]
+
+    def names_in(self, query: str) -> list[str]:
+        """The name keys found in `query`, longest match first, left to right, without repeats."""
+        words = query_words(query[:MAX_QUERY_LENGTH])
+        by_key = self.web.world.by_key
+        found: list[str] = []
+        i = 0
+        while i < len(words):
+            for width in range(min(MAX_NAME_WORDS, len(words) - i), 0, -1):
+                span = words[i : i + width]
+                key = " ".join(span)
+                if key in by_key and not _TEMPLATE_WORDS.issuperset(span):
+                    if key not in found:
+                        found.append(key)
+                    i += width
+                    break
+            else:
+                i += 1
+        return found
+
+    def rank(self, query: str, count: int) -> list[int]:
+        """Indices of the best `count` photos for `query`."""
+        keys = self.names_in(query)
+        if not keys or count <= 0:
+            return []
+        web = self.web
+        world = web.world
+        named_in = web.named_in
+        masks: dict[int, int] = {}
+        for bit, key in enumerate(keys):
+            flag = 1 << bit
+            for person in world.by_key[key]:
+                for photo in named_in[person]:
+                    masks[photo] = masks.get(photo, 0) | flag
+
+        words = query_words(query[:MAX_QUERY_LENGTH])
+        wanted = keyword_bits({w for w in words if w in KEYWORDS})
+        if "red carpet" in " ".join(words):
+            wanted |= keyword_bits({"red carpet"})
+        prior = _kind_prior(len(keys), wanted)
+        seed = stable_hash("search", web.seed, " ".join(words)) & _MASK
+        kinds, keywords, start, people = web.photo_kind, web.photo_keywords, web.photo_start, web.photo_people
+        popularity = self._popularity
+        scored = []
+        for photo, mask in masks.items():
+            # Fibonacci hashing of (photo ^ seed): its top 24 bits are a well-spread jitter.
+            jitter = ((((photo ^ seed) * _GOLDEN) & _MASK) >> 40) * _JITTER_SCALE
+            score = (
+                100.0 * mask.bit_count()
+                + 10.0 * (keywords[photo] & wanted).bit_count()
+                + prior[kinds[photo]]
+                + popularity[people[start[photo]]]
+                + jitter
+            )
+            scored.append((score, -photo))
+        best = heapq.nlargest(count, scored)
+        return [-negated for _, negated in best]
+
+
+def _kind_prior(names: int, wanted: int) -> tuple[float, float, float]:
+    """Score by photo kind: one name brings up portraits, two names or "with" group shots,
+    "cast" crowd shots."""
+    prior = [3.0, 2.0, 1.0] if names == 1 else [0.0, 3.0, 2.0]
+    if wanted & keyword_bits({"with", "together"}):
+        prior[Kind.GROUP] += 3.0
+    if wanted & keyword_bits({"cast"}):
+        prior[Kind.CROWD] += 3.0
+    return (prior[Kind.PORTRAIT], prior[Kind.GROUP], prior[Kind.CROWD])
