@@ -1,0 +1,52 @@
+import json
+
+from tests.support.fakes import face
+from visual_degrees.adapters.sqlite_memory import SqliteMemory
+from visual_degrees.domain.models import Evidence, Person
+from visual_degrees.services.run_memory import MAX_EVIDENCE_PER_CANDIDATE, RunMemory
+
+
+def test_thousands_of_images_keep_every_item_small_and_every_count_right():
+    # Given a frontier seen in 3,000 distinct images with 40 recurring co-stars
+    memory = SqliteMemory(":memory:")
+    mem = RunMemory(memory, "r1", 1800)
+    costars = [Person.of(f"Costar {i}") for i in range(40)]
+    for image in range(3_000):
+        sha = f"{image:064x}"
+        assert mem.first_sighting("frontier", sha)
+        person = costars[image % 40]
+        ev = Evidence(
+            image_url=f"https://img/{image}", sha256=sha, confidence_a=90.0, confidence_b=80.0 + image % 20
+        )
+        mem.add_candidate_sighting("frontier", person, ev, proven=True)
+        assert not mem.first_sighting("frontier", sha)  # a repeat of the same image is not counted
+    # Then each candidate has its exact count and best confidence, with bounded evidence
+    candidates = {c.name: c for c in mem.candidates("frontier")}
+    assert len(candidates) == 40
+    assert all(c.count == 75 for c in candidates.values())
+    assert (
+        candidates["Costar 0"].best_confidence == 80.0 + 0 % 20 + 0
+        or candidates["Costar 0"].best_confidence >= 80
+    )
+    assert all(len(c.evidence) == MAX_EVIDENCE_PER_CANDIDATE for c in candidates.values())
+    # And no single item grows with the number of images
+    largest = max(len(json.dumps(i.data)) for i in memory.query("run#r1"))
+    assert largest < 4_000
+
+
+def test_pins_hold_the_first_identity_and_caches_round_trip():
+    mem = RunMemory(SqliteMemory(":memory:"), "r1", 1800)
+    assert mem.pin("kevin bacon", "id-1") == "id-1"
+    assert mem.pin("kevin bacon", "id-2") == "id-1"
+    mem.cache_faces("sha", [face("Kevin Bacon", 97.0, "id-1")])
+    assert mem.cached_faces("sha")[0].celebrity_id == "id-1"
+    assert mem.cached_faces("other") is None
+
+
+def test_journalled_decisions_are_replayed_not_recomputed():
+    mem = RunMemory(SqliteMemory(":memory:"), "r1", 1800)
+    calls = []
+    first = mem.journal(3, "in_hand", lambda: calls.append(1) or True)
+    again = mem.journal(3, "in_hand", lambda: calls.append(1) or False)
+    assert (first, again, len(calls)) == (True, True, 1)
+    assert mem.journal(4, "in_hand", lambda: False) is False
