@@ -10,7 +10,8 @@ Server -> client: run events as stored (`{"runId", "seq", "type", "ts", "data"}`
     {"type": "runAccepted", "runId", "runToken"}        to startRun (the client is subscribed)
     {"type": "subscribed", "runId", "fromSeq"}           to subscribe (replay follows, then live)
     {"type": "cancelRequested", "runId"}                 to cancelRun
-    {"type": "run", "runId", "status", ...}              to getRun
+    {"type": "run", "runId", "status", "personA", "personB", "lastSeq",
+     "executionStatus", "cancelRequested", "final"}     to getRun
     {"type": "error", "code", "message", "action"?}      to anything malformed or refused
 A connection may use a run it started; any connection holding the run's token may too (so a client
 that reconnects keeps access). An unknown run and another client's run get the same `run_not_found`,

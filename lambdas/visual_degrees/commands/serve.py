@@ -1,0 +1,105 @@
+"""`visual-degrees serve`: the WebSocket API and the web page on one port, runs on the local engine."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import logging
+import signal
+import sys
+from pathlib import Path
+
+from visual_degrees.commands.common import add_world_options, count
+
+NAME = "serve"
+HELP = "serve the web page and the WebSocket API on this machine"
+WAITING_PER_WORKER = 8  # accepted runs may queue this deep per run thread before the server says busy
+
+
+def _port(text: str) -> int:
+    value = count(text)
+    if value > 65535:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port number")
+    return value
+
+
+def _speed(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 0 <= value < float("inf"):
+        raise argparse.ArgumentTypeError(f"{text!r} must be >= 0")
+    return value
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    parser.add_argument("--port", type=_port, default=8765, help="port for the page and /ws (0: any free)")
+    add_world_options(parser)
+    parser.add_argument(
+        "--max-concurrent-runs",
+        type=count,
+        default=8,
+        help="runs executing at once (8x as many more may wait in line)",
+    )
+    parser.add_argument(
+        "--speed",
+        type=_speed,
+        default=1.0,
+        help="simulated seconds per real second, so runs unfold watchably (0: as fast as possible)",
+    )
+    parser.add_argument("--token", default=None, help="require this token (?token=) on every connection")
+    parser.add_argument("--verbose", action="store_true", help="log every accepted run")
+
+
+def main(args: argparse.Namespace, state_dir: Path) -> int:
+    from visual_degrees.adapters.sqlite_memory import SqliteMemory
+    from visual_degrees.domain.errors import InvalidInput
+    from visual_degrees.local.environments import sandbox_environment
+    from visual_degrees.local.server import Address, LocalServer, ServeSettings
+    from visual_degrees.local.ws_runs import RunLimits
+
+    if args.max_concurrent_runs < 1:
+        raise InvalidInput("--max-concurrent-runs must be at least 1")
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(message)s")
+    sandbox = sandbox_environment(args.world, seed=args.seed, faults=args.faults or None)
+    workers = args.max_concurrent_runs
+    settings = ServeSettings(
+        host=args.host,
+        port=args.port,
+        limits=RunLimits(max_concurrent=workers, max_waiting=WAITING_PER_WORKER * workers),
+        speed=args.speed,
+        token=args.token,
+    )
+    memory = SqliteMemory(state_dir / "memory.sqlite3")
+
+    def ready(address: Address) -> None:
+        print(f"Visual Degrees: open {address.http_url}  (WebSocket {address.ws_url})", flush=True)
+        if args.host not in ("127.0.0.1", "localhost", "::1") and not args.token:
+            print(
+                "note: reachable from other machines, and anyone who can reach it may start runs; "
+                "consider --token",
+                flush=True,
+            )
+        print("Ctrl-C stops the server; unfinished runs are cancelled.", flush=True)
+
+    async def serve() -> int:
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            with contextlib.suppress(NotImplementedError):  # not on Windows' loop
+                loop.add_signal_handler(sig, stop.set)
+        server = LocalServer.sandboxed(memory, sandbox, settings)
+        return await server.serve(stop, ready)
+
+    try:
+        cancelled = asyncio.run(serve())
+    except OSError as exc:  # the port is taken, the address is not ours
+        print(f"visual-degrees: cannot listen on {args.host}:{args.port}: {exc.strerror}", file=sys.stderr)
+        return 1
+    finally:
+        memory.close()
+    print(f"stopped ({cancelled} unfinished runs cancelled)")
+    return 0

@@ -1,0 +1,130 @@
+"""Bad input over real sockets: malformed frames, oversize frames, floods, markup in names. Every
+error reply names the problem with a stable code, and the connection stays usable afterwards."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from pathlib import Path
+
+import pytest
+from websockets.exceptions import ConnectionClosed
+
+from tests.support.ws_client import WsClient
+from tests.support.ws_server import Gate, bundled_sandbox, running_server
+from visual_degrees.constants import MAX_MESSAGE_BYTES
+from visual_degrees.local.server import HARD_FRAME_LIMIT
+from visual_degrees.sandbox import EXAMPLE_PAIR
+
+A, B = EXAMPLE_PAIR
+
+
+@pytest.mark.parametrize(
+    ("frame", "code", "action"),
+    [
+        ("{not json", "invalid_json", None),
+        (b"\xff\xfe binary garbage", "invalid_json", None),
+        ("[1, 2, 3]", "invalid_message", None),
+        ('{"action": "dropTables"}', "unknown_action", None),
+        ('{"personA": "x"}', "unknown_action", None),
+        ('{"action": "subscribe"}', "invalid_message", "subscribe"),
+        ('{"action": "subscribe", "runId": "r", "fromSeq": 0}', "invalid_message", "subscribe"),
+        ('{"action": "getRun", "runId": "../../etc/passwd"}', "invalid_message", "getRun"),
+        ('{"action": "startRun", "personA": "a", "personB": "b", "extra": 1}', "invalid_message", "startRun"),
+    ],
+)
+def test_malformed_messages_get_a_coded_error_and_the_connection_stays_usable(
+    tmp_path: Path, frame: str | bytes, code: str, action: str | None
+) -> None:
+    with running_server(tmp_path) as srv, WsClient(srv.ws_url) as client:
+        # When a client sends a malformed frame
+        client.send_raw(frame)
+        reply = client.reply()
+
+        # Then it gets an error with the stable code (and the action, when it named a known one)
+        assert reply["type"] == "error"
+        assert reply["code"] == code
+        assert reply.get("action") == action
+        assert reply["message"]
+        # And the same connection still serves a proper request
+        assert client.start(A, B)["type"] == "runAccepted"
+
+
+def test_a_frame_over_the_deployed_limit_is_refused_and_the_connection_stays_usable(tmp_path: Path) -> None:
+    with running_server(tmp_path) as srv, WsClient(srv.ws_url) as client:
+        # When a client sends a message just over the deployed API's 128 KB
+        padding = "x" * (MAX_MESSAGE_BYTES + 1)
+        client.send_raw(json.dumps({"action": "getRun", "runId": "r", "pad": padding}))
+        reply = client.reply()
+
+        # Then it is told the message is too large, and may carry on
+        assert reply["code"] == "message_too_large"
+        assert str(MAX_MESSAGE_BYTES) in reply["message"]
+        assert client.start(A, B)["type"] == "runAccepted"
+
+
+def test_a_huge_frame_is_refused_unread_and_the_connection_closed(tmp_path: Path) -> None:
+    with running_server(tmp_path) as srv, WsClient(srv.ws_url) as client, WsClient(srv.ws_url) as other:
+        # When a client sends a frame far beyond any limit
+        with contextlib.suppress(ConnectionClosed, OSError):  # closed before it is all written
+            client.send_raw("x" * (HARD_FRAME_LIMIT * 8))
+
+        # Then the server closes that connection with 1009 (message too big), as API Gateway does
+        assert client.close_code() == 1009
+        # And other clients are unaffected
+        assert other.start(A, B)["type"] == "runAccepted"
+
+
+def test_a_flooding_client_is_rate_limited_then_cut_off_while_others_carry_on(tmp_path: Path) -> None:
+    gate = Gate(bundled_sandbox())
+    with (
+        running_server(tmp_path, environment=gate) as srv,
+        WsClient(srv.ws_url) as flooder,
+        WsClient(srv.ws_url) as neighbour,
+    ):
+        # Given a neighbour with a run in progress
+        accepted = neighbour.start(A, B)
+
+        # When another client sends 1,000 messages as fast as it can
+        sent = 0
+        try:
+            for _ in range(1000):
+                flooder.send("getRun", runId="nope")
+                sent += 1
+        except ConnectionClosed:
+            pass
+        replies = []
+        try:
+            while True:
+                replies.append(flooder.recv())
+        except ConnectionClosed as closed:
+            code = closed.rcvd.code if closed.rcvd else None
+
+        # Then the flooder first got answers, then `rate_limited` errors, then was disconnected (1008)
+        codes = [r["code"] for r in replies]
+        assert codes[0] == "run_not_found"
+        assert "rate_limited" in codes
+        assert codes.index("rate_limited") < len(codes) - 1
+        assert set(codes[codes.index("rate_limited") :]) <= {"rate_limited", "run_not_found"}
+        assert len(replies) < sent
+        assert code == 1008
+        # And the neighbour's connection and run are untouched: every event arrives, no rate limit
+        neighbour.send("getRun", runId=accepted["runId"])
+        assert neighbour.reply()["type"] == "run"
+        gate.open()
+        events = neighbour.events_until_terminal(accepted["runId"])
+        assert [e["seq"] for e in events] == list(range(1, len(events) + 1))
+        assert events[-1]["type"] == "final"
+
+
+def test_names_with_markup_are_data_not_markup(tmp_path: Path) -> None:
+    with running_server(tmp_path) as srv, WsClient(srv.ws_url) as client:
+        # When a client asks for a person whose "name" is a script tag
+        name = "<script>alert('x')</script>"
+        reply = client.start(name, B)
+
+        # Then the error names the person exactly as typed: the page renders it as text
+        assert reply["code"] == "unknown_person"
+        assert name in reply["message"]
+        # And the connection stays usable
+        assert client.start(A, B)["type"] == "runAccepted"

@@ -1,0 +1,61 @@
+"""A connection's outbox in-process, with a scripted socket: order kept, and a client that stops
+reading cut off (1013) instead of being buffered without end."""
+
+from __future__ import annotations
+
+import asyncio
+
+from visual_degrees.local.ws_session import CLOSE_TRY_AGAIN, Outbox
+
+
+class StuckSocket:
+    """Takes the first `accepts` frames, then blocks every send, as a client that stopped reading."""
+
+    def __init__(self, accepts: int) -> None:
+        self.sent: list[str] = []
+        self.closed: tuple[int, str] | None = None
+        self._accepts = accepts
+
+    async def send(self, message: str) -> None:
+        if len(self.sent) >= self._accepts:
+            await asyncio.Event().wait()  # never returns
+        self.sent.append(message)
+
+    async def close(self, code: int = 1000, reason: str = "") -> None:
+        self.closed = (code, reason)
+
+
+def test_frames_go_out_in_order_then_the_close() -> None:
+    async def scenario() -> StuckSocket:
+        socket = StuckSocket(accepts=100)
+        outbox = Outbox(socket)
+        for n in range(5):
+            outbox.push(str(n))
+        outbox.close(1001, "bye")
+        outbox.push("after close")
+        await outbox.flushed()
+        return socket
+
+    socket = asyncio.run(scenario())
+    assert socket.sent == ["0", "1", "2", "3", "4"]
+    assert socket.closed == (1001, "bye")
+
+
+def test_a_client_that_stops_reading_is_cut_off_at_the_limit() -> None:
+    async def scenario() -> tuple[StuckSocket, bool]:
+        # Given a client that took two frames and reads no more
+        socket = StuckSocket(accepts=2)
+        outbox = Outbox(socket, limit=10)
+
+        # When far more is queued for it than the limit
+        for n in range(50):
+            outbox.push(str(n))
+            await asyncio.sleep(0)
+        await outbox.flushed()
+        return socket, outbox.closing
+
+    socket, closing = asyncio.run(scenario())
+    # Then it is closed with 1013 (try again later), not buffered forever
+    assert closing
+    assert socket.closed is not None and socket.closed[0] == CLOSE_TRY_AGAIN
+    assert socket.sent == ["0", "1"]
