@@ -23,6 +23,11 @@ from infra.constructs.workflow import Workflow
 from infra.nag import acknowledge
 from infra.settings import DeploymentSettings
 from visual_degrees.constants import (
+    ENV_BEDROCK_MODEL_ID,
+    ENV_MAX_ACTIVE_RUNS,
+    ENV_PLANNER,
+    ENV_RUN_DEFAULTS,
+    ENV_SEARCH_ENGINE,
     ENV_SECRET_ARN,
     ENV_STATE_MACHINE_ARN,
     ENV_TABLE_NAME,
@@ -30,14 +35,6 @@ from visual_degrees.constants import (
     STATE_TASKS,
     WEBSOCKET_ROUTES,
 )
-
-# Read by visual_degrees.config.Settings (prefix VD_) and by the startRun route. These belong in
-# visual_degrees.constants next to the other ENV_ names (requested of the constants' owner).
-ENV_SEARCH_ENGINE = "VD_SEARCH_ENGINE"
-ENV_PLANNER = "VD_PLANNER"
-ENV_BEDROCK_MODEL_ID = "VD_BEDROCK_MODEL_ID"
-ENV_RUN_DEFAULTS = "VD_RUN_DEFAULTS"  # RunOptions JSON: the defaults a startRun's options override
-ENV_MAX_ACTIVE_RUNS = "VD_MAX_ACTIVE_RUNS_PER_CLIENT"
 
 
 class VisualDegreesStack(Stack):

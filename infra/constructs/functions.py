@@ -26,6 +26,7 @@ from infra.nag import acknowledge
 from infra.settings import DeploymentSettings
 from visual_degrees.constants import SERVICE_NAME, STATE_TASKS, WEBSOCKET_ROUTES
 from visual_degrees.domain.errors import ConfigurationError
+from visual_degrees.handlers.catalog import PLANNING_STEPS, SEARCHING_STEPS
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 CODE_ROOT = REPO_ROOT / "lambdas"
@@ -80,16 +81,13 @@ PLANNER_STEP = Sizing(memory_mb=512, timeout_seconds=60, reserved_concurrency=5)
 ROUTE = Sizing(memory_mb=256, timeout_seconds=25, reserved_concurrency=10)
 AUTHORIZER = Sizing(memory_mb=256, timeout_seconds=10, reserved_concurrency=10)
 
+# Which steps call which providers is the handlers' catalog: the same sets decide, at runtime, which
+# steps may build live providers at all.
 _SEARCHING = frozenset({Need.MEMORY, Need.PUSH, Need.PROVIDER_KEYS, Need.RECOGNIZE})
+_PLANNING = frozenset({Need.MEMORY, Need.PUSH, Need.PROVIDER_KEYS, Need.PLAN})
 STEP_PROFILES: Mapping[str, tuple[Sizing, frozenset[Need]]] = {
-    "direct_edge_attempt": (PROVIDER_STEP, _SEARCHING),
-    "candidate_discovery": (PROVIDER_STEP, _SEARCHING),
-    "verify_next_edge": (PROVIDER_STEP, _SEARCHING),
-    "bridge_toward_target": (PROVIDER_STEP, _SEARCHING),
-    "select_next_expansion": (
-        PLANNER_STEP,
-        frozenset({Need.MEMORY, Need.PUSH, Need.PROVIDER_KEYS, Need.PLAN}),
-    ),
+    **{step: (PROVIDER_STEP, _SEARCHING) for step in sorted(SEARCHING_STEPS)},
+    **{step: (PLANNER_STEP, _PLANNING) for step in sorted(PLANNING_STEPS)},
 }
 # Every other step only reads and writes run memory and emits events.
 DEFAULT_STEP_PROFILE = (ORCHESTRATION, frozenset({Need.MEMORY, Need.PUSH}))

@@ -6,8 +6,10 @@ the `service` dimension = "visual-degrees" to every metric, so the alarms below 
   RunsFinished    Count   dimensions service, Outcome   once per run, by its final step;
                                                         Outcome in success | no_path | cancelled | error
   BudgetExhausted Count   dimension service             once per run that ended because a budget ran out
-  SpendUsd        None    dimension service             provider dollars, emitted by the step that paid
-                                                        them (so failed and cancelled runs count too)
+  SpendUsd        None    dimension service             provider dollars, emitted by each step that paid
+                                                        (the growth of the run's budget ledger across
+                                                        the step), so the hour of the spending counts
+                                                        it, failed and cancelled runs included
 """
 
 from __future__ import annotations
@@ -28,13 +30,16 @@ from infra.nag import acknowledge
 from infra.settings import DeploymentSettings
 from visual_degrees.constants import SERVICE_NAME
 
-METRICS_NAMESPACE = "VisualDegrees"
-SERVICE_DIMENSION = "service"
-RUNS_FINISHED = "RunsFinished"
-OUTCOME_DIMENSION = "Outcome"
-OUTCOMES = ("success", "no_path", "cancelled", "error")
-BUDGET_EXHAUSTED = "BudgetExhausted"
-SPEND_USD = "SpendUsd"
+# The metric names are the handlers' (one module shared with the runtime, so neither side can drift).
+from visual_degrees.handlers.catalog import (
+    BUDGET_EXHAUSTED,
+    METRICS_NAMESPACE,
+    OUTCOME_DIMENSION,
+    OUTCOMES,
+    RUNS_FINISHED,
+    SERVICE_DIMENSION,
+    SPEND_USD,
+)
 
 FIVE_MINUTES = Duration.minutes(5)
 ONE_HOUR = Duration.hours(1)

@@ -21,21 +21,27 @@ from aws_cdk import aws_iam as iam
 from constructs import Construct
 
 from infra.settings import DeploymentSettings
-from visual_degrees.constants import PARTITION_KEY, SORT_KEY, TTL_ATTRIBUTE
+from visual_degrees.constants import (
+    CONNECTIONS_BY_RUN_INDEX,
+    PARTITION_KEY,
+    SORT_KEY,
+    SUBSCRIBED_RUN_ATTRIBUTE,
+    TTL_ATTRIBUTE,
+)
 
-CONNECTIONS_BY_RUN_INDEX = "connectionsByRun"
-SUBSCRIBED_RUN_ATTRIBUTE = "subscribedRunId"
-
-# What a step or route does to items: single-item reads/writes, queries and the condition checks of
-# TransactWriteItems (transactions are authorised per item action). No Scan, no table admin.
-ITEM_ACTIONS = (
+# Exactly the calls of adapters/dynamodb_memory.py and adapters/aws_connections.py: single-item reads
+# and writes, queries, and BatchGetItem (a transaction's snapshot read). TransactWriteItems has no
+# action of its own: IAM authorises each Put and Update inside it as PutItem / UpdateItem (the adapter
+# sends no ConditionCheck or Delete in a transaction). No Scan, no BatchWriteItem, no table admin.
+TABLE_ACTIONS = (
     "dynamodb:GetItem",
+    "dynamodb:BatchGetItem",
     "dynamodb:Query",
     "dynamodb:PutItem",
     "dynamodb:UpdateItem",
     "dynamodb:DeleteItem",
-    "dynamodb:ConditionCheckItem",
 )
+INDEX_ACTIONS = ("dynamodb:Query",)  # the pusher's "who listens to run R"; nothing reads it otherwise
 
 
 class RunMemoryTable(Construct):
@@ -65,13 +71,14 @@ class RunMemoryTable(Construct):
             projection_type=dynamodb.ProjectionType.KEYS_ONLY,
         )
 
-    def grant_items(self, grantee: iam.IGrantable) -> iam.Grant:
-        """Item access on the table and its one index, named: no `index/*` wildcard."""
+    def grant_items(self, grantee: iam.IGrantable) -> None:
+        """Item access on the table, and queries on its one index, named: no `index/*` wildcard."""
         index_arn = Stack.of(self).format_arn(
             service="dynamodb",
             resource="table",
             resource_name=f"{self.table.table_name}/index/{CONNECTIONS_BY_RUN_INDEX}",
         )
-        return iam.Grant.add_to_principal(
-            grantee=grantee, actions=list(ITEM_ACTIONS), resource_arns=[self.table.table_arn, index_arn]
+        iam.Grant.add_to_principal(
+            grantee=grantee, actions=list(TABLE_ACTIONS), resource_arns=[self.table.table_arn]
         )
+        iam.Grant.add_to_principal(grantee=grantee, actions=list(INDEX_ACTIONS), resource_arns=[index_arn])

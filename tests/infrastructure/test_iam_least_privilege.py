@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from infra.constructs.functions import Need, handler_table
-from infra.constructs.run_memory_table import CONNECTIONS_BY_RUN_INDEX
+from infra.constructs.run_memory_table import INDEX_ACTIONS, TABLE_ACTIONS
 from tests.infrastructure.queries import (
     all_policy_statements,
     as_list,
@@ -24,6 +24,7 @@ from tests.infrastructure.queries import (
     statements_of_role,
     statements_with_action,
 )
+from visual_degrees.constants import CONNECTIONS_BY_RUN_INDEX
 
 pytestmark = pytest.mark.cdk
 
@@ -56,14 +57,6 @@ MANAGED_POLICIES_ALLOWED = {
     "AmazonAPIGatewayPushToCloudWatchLogs": "the region's API Gateway logging role (AWS::ApiGateway::Account)"
 }
 TRUSTED_SERVICES = {"lambda.amazonaws.com", "states.amazonaws.com", "apigateway.amazonaws.com"}
-ITEM_ACTIONS = {
-    "dynamodb:GetItem",
-    "dynamodb:Query",
-    "dynamodb:PutItem",
-    "dynamodb:UpdateItem",
-    "dynamodb:DeleteItem",
-    "dynamodb:ConditionCheckItem",
-}
 
 
 def test_no_action_is_a_wildcard(raw: dict[str, Any]) -> None:
@@ -122,16 +115,23 @@ def test_no_statement_touches_iam_or_sts(raw: dict[str, Any]) -> None:
     assert not {a for a in actions if a.startswith(("iam:", "sts:", "kms:"))}
 
 
-def test_table_access_is_item_level_on_the_table_and_its_named_index(raw: dict[str, Any]) -> None:
+def test_table_access_is_item_level_on_the_table_and_queries_on_its_named_index(raw: dict[str, Any]) -> None:
     (table_id,) = resources(raw, "AWS::DynamoDB::Table")
+    table, index = f"<{table_id}.Arn>", f"/index/{CONNECTIONS_BY_RUN_INDEX}"
+    granted: dict[str, set[str]] = {}
     for owner, statement in all_policy_statements(raw):
         actions = {a for a in as_list(statement["Action"]) if a.startswith("dynamodb:")}
-        if not actions:
-            continue
-        assert actions <= ITEM_ACTIONS, f"{owner}: {sorted(actions - ITEM_ACTIONS)}"
-        rendered = sorted(render(r) for r in as_list(statement["Resource"]))
-        assert rendered[0] == f"<{table_id}.Arn>", owner
-        assert rendered[1].endswith(f"/index/{CONNECTIONS_BY_RUN_INDEX}"), owner
+        for resource in (render(r) for r in as_list(statement["Resource"])) if actions else ():
+            if resource == table:
+                assert actions <= set(TABLE_ACTIONS), f"{owner}: {sorted(actions - set(TABLE_ACTIONS))}"
+            else:
+                assert resource.endswith(index) and actions <= set(INDEX_ACTIONS), f"{owner}: {resource}"
+            granted.setdefault(owner, set()).update(
+                f"{a}@{'index' if resource != table else 'table'}" for a in actions
+            )
+    # Each function with run memory gets the whole item set: what the memory adapter may call.
+    expected = {f"{a}@table" for a in TABLE_ACTIONS} | {f"{a}@index" for a in INDEX_ACTIONS}
+    assert granted and all(actions == expected for actions in granted.values()), granted
 
 
 @pytest.mark.parametrize(

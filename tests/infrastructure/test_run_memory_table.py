@@ -9,10 +9,15 @@ import pytest
 from aws_cdk.assertions import Match
 from moto import mock_aws
 
-from infra.constructs.run_memory_table import CONNECTIONS_BY_RUN_INDEX, SUBSCRIBED_RUN_ATTRIBUTE
 from tests.infrastructure.queries import resources
 from tests.support.cdk_template import run_table_definition, run_table_ttl
-from visual_degrees.constants import PARTITION_KEY, SORT_KEY, TTL_ATTRIBUTE
+from visual_degrees.constants import (
+    CONNECTIONS_BY_RUN_INDEX,
+    PARTITION_KEY,
+    SORT_KEY,
+    SUBSCRIBED_RUN_ATTRIBUTE,
+    TTL_ATTRIBUTE,
+)
 
 pytestmark = pytest.mark.cdk
 

@@ -9,6 +9,10 @@ Tests that need the run-memory table in moto build it from here, so they cannot 
 
     client.create_table(TableName=name, **run_table_definition())
     client.update_time_to_live(TableName=name, TimeToLiveSpecification=run_table_ttl())
+
+The table's properties are also kept on disk, keyed by a hash of everything synthesis reads (infra/,
+the runtime package's code, the state machine, cdk.json, the aws-cdk-lib version), so a test session
+that only needs the table skips the synth unless one of those changed.
 """
 
 from __future__ import annotations
@@ -16,11 +20,14 @@ from __future__ import annotations
 import atexit
 import copy
 import functools
+import hashlib
 import json
 import os
 import shutil
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
+from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
@@ -77,11 +84,65 @@ def synthesized_template(**overrides: Any) -> dict[str, Any]:
     return copy.deepcopy(synthesis(**overrides).template)
 
 
-def _run_table() -> dict[str, Any]:
-    tables = [r for r in synthesis().template["Resources"].values() if r["Type"] == "AWS::DynamoDB::Table"]
+SYNTH_INPUTS = ("infra", "lambdas/visual_degrees", "statemachine")
+TABLE_CACHE = Path(tempfile.gettempdir()) / "visual-degrees-cdk-cache"
+
+
+def _inputs_fingerprint() -> str:
+    digest = hashlib.sha256(version("aws-cdk-lib").encode())
+    digest.update(json.dumps(cdk_context(), sort_keys=True).encode())
+    for root in SYNTH_INPUTS:
+        for path in sorted((REPO_ROOT / root).rglob("*")):
+            if path.suffix in {".py", ".json"} and "__pycache__" not in path.parts and path.is_file():
+                digest.update(str(path.relative_to(REPO_ROOT)).encode())
+                digest.update(path.read_bytes())
+    return digest.hexdigest()[:24]
+
+
+def _cached(name: str, extract: Callable[[dict[str, Any]], Any]) -> Any:
+    """`extract(template)`, kept on disk under the inputs' fingerprint (synthesizing only on a miss)."""
+    cached = TABLE_CACHE / f"{name}-{_inputs_fingerprint()}.json"
+    if cached.is_file():
+        return json.loads(cached.read_text(encoding="utf-8"))
+    value = extract(synthesis().template)
+    TABLE_CACHE.mkdir(parents=True, exist_ok=True)
+    partial = cached.with_suffix(f".{os.getpid()}.tmp")
+    partial.write_text(json.dumps(value), encoding="utf-8")
+    partial.replace(cached)  # atomic: a concurrent session reads all of it or nothing
+    return value
+
+
+def _table_properties(template: dict[str, Any]) -> dict[str, Any]:
+    tables = [r for r in template["Resources"].values() if r["Type"] == "AWS::DynamoDB::Table"]
     if len(tables) != 1:
         raise AssertionError(f"expected one DynamoDB table in the template, found {len(tables)}")
-    return tables[0]["Properties"]
+    properties: dict[str, Any] = tables[0]["Properties"]
+    return properties
+
+
+def _environment_names(template: dict[str, Any]) -> dict[str, list[str]]:
+    functions = [
+        r["Properties"] for r in template["Resources"].values() if r["Type"] == "AWS::Lambda::Function"
+    ]
+    return {
+        f["Handler"]: sorted(f.get("Environment", {}).get("Variables", {}))
+        for f in functions
+        if f.get("Handler", "").startswith("visual_degrees.")
+    }
+
+
+@functools.cache
+def _run_table() -> dict[str, Any]:
+    properties: dict[str, Any] = _cached("run-table", _table_properties)
+    return properties
+
+
+@functools.cache
+def function_environment_names() -> dict[str, list[str]]:
+    """Handler (`visual_degrees.handlers.<module>.handler`) -> the environment variable names its
+    deployed function has, so handler tests can run with exactly those."""
+    names: dict[str, list[str]] = _cached("function-environments", _environment_names)
+    return copy.deepcopy(names)
 
 
 def run_table_definition() -> dict[str, Any]:

@@ -6,22 +6,19 @@ run); the photo web itself is built once and shared by every run of the process.
 
 from __future__ import annotations
 
-import time
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING
 
+from visual_degrees.adapters.wall_clock import WallClock
 from visual_degrees.domain.errors import UnknownPerson
 from visual_degrees.local.runner import RunEnvironment
 from visual_degrees.services.context import Providers
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Sequence
+    from collections.abc import Callable
 
     from visual_degrees.config import Settings
     from visual_degrees.sandbox import FaultConfig, PhotoWeb
-
-T = TypeVar("T")
 
 
 class SandboxEnvironment:
@@ -66,26 +63,6 @@ def require_known(environment: SandboxEnvironment, *names: str) -> None:
     for name in names:
         if not environment.web.knows(name):
             raise UnknownPerson(f"{name!r} is not anyone in this world")
-
-
-class WallClock:
-    """The Clock port in real time; gather runs calls on threads (live providers do real I/O)."""
-
-    def __init__(self, max_workers: int = 8) -> None:
-        self._max_workers = max_workers
-
-    def now(self) -> float:
-        return time.time()
-
-    def gather(self, calls: Sequence[Callable[[], T]]) -> list[T | BaseException]:
-        def guarded(call: Callable[[], T]) -> T | BaseException:
-            try:
-                return call()
-            except BaseException as exc:  # returned in place, as the port promises
-                return exc
-
-        with ThreadPoolExecutor(max_workers=min(self._max_workers, max(1, len(calls)))) as pool:
-            return list(pool.map(guarded, calls))
 
 
 def live_environment(settings: Settings | None = None) -> Callable[[str], RunEnvironment]:

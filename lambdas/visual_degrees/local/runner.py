@@ -5,16 +5,15 @@ in-process, run memory in SQLite (or any Memory), events to any sink, the execut
 
 from __future__ import annotations
 
-import secrets
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any, Literal
 
 from visual_degrees.constants import STATE_TASKS
 from visual_degrees.domain.costs import DEFAULT_COSTS, CostTable
 from visual_degrees.domain.errors import RunNotFound
+from visual_degrees.domain.ids import new_run_id
 from visual_degrees.domain.models import RunEvent, RunOptions, RunState
 from visual_degrees.domain.requests import parse_options, validate_pair
 from visual_degrees.local.asl_engine import Execution, LocalEngine
@@ -51,10 +50,6 @@ class RunResult:
     outcome: Outcome
     final: RunEvent | None
     execution: Execution
-
-
-def new_run_id() -> str:
-    return f"{datetime.now(UTC):%Y%m%dT%H%M%S}-{secrets.token_hex(3)}"
 
 
 class LocalRunner:

@@ -15,10 +15,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from visual_degrees.domain.errors import ConditionFailed, RunNotFound
+from visual_degrees.domain.ids import new_run_id
 from visual_degrees.domain.models import Person, RunOptions
 from visual_degrees.domain.requests import parse_options, validate_pair
 from visual_degrees.local.executions import ExecutionStore
-from visual_degrees.local.runner import LocalRunner, new_run_id
+from visual_degrees.local.runner import LocalRunner
 from visual_degrees.local.ws_pacing import Pacer
 from visual_degrees.ports import EventSink, Memory
 from visual_degrees.protocol import TOO_MANY_RUNS, ProtocolError

@@ -1,0 +1,3 @@
+from visual_degrees.handlers.step_handler import step_handler
+
+handler = step_handler("handle_error")

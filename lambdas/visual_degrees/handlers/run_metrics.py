@@ -1,0 +1,42 @@
+"""The run-level metrics the alarms read, emitted exactly once per run.
+
+A run's end is reported by whoever ends it (its final step, or a cancel that had to stop the
+execution, or a start that failed); a marker item written if absent makes a retried final step or a
+race between two enders report once. Spend is reported per step as the growth of the run's budget
+ledger across the step (reservations are counted before each paid call), so the spend-per-hour alarm
+sees money in the hour it was spent, including runs that fail or are cancelled later.
+"""
+
+from __future__ import annotations
+
+from visual_degrees.domain.models import RunState
+from visual_degrees.handlers.observability import add_spend, count_budget_exhausted, count_finished, logger
+from visual_degrees.ports import Memory, Put
+from visual_degrees.services.budget import Budget
+from visual_degrees.services.context import StepContext
+from visual_degrees.services.event_log import run_pk
+
+_MARKER = "finishReported"
+
+
+def report_finished(
+    memory: Memory, run_id: str, outcome: str, ttl_seconds: int, *, budget: bool = False
+) -> bool:
+    """Count the run as finished with `outcome` unless someone already did; True if this call did."""
+    if not memory.put(Put(run_pk(run_id), _MARKER, {"outcome": outcome}, ttl_seconds, if_absent=True)):
+        return False
+    count_finished(outcome)
+    if budget:
+        count_budget_exhausted()
+    logger.info("run finished", extra={"runId": run_id, "outcome": outcome, "budgetExhausted": budget})
+    return True
+
+
+def spent_usd(ctx: StepContext, state: RunState) -> float:
+    ledger = Budget(ctx.memory, state.run_id, state.options.budgets, ctx.costs, state.options.ttl_seconds)
+    return float(ledger.summary()["costUsd"])
+
+
+def report_spend(usd: float) -> None:
+    if usd > 0:
+        add_spend(round(usd, 6))

@@ -1,0 +1,65 @@
+"""The `$connect` REQUEST authorizer: `?token=` against the client-token secret ({clientId: token}).
+
+Allow yields an IAM policy for this connect (principal and context `clientId`, which API Gateway hands
+to every route of the connection). A missing, unknown or uncheckable token is a Deny (403), not an
+exception: a refused client is not a Lambda error, so it cannot page anyone. Tokens are never logged.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic.alias_generators import to_camel
+
+from visual_degrees.domain.errors import VisualDegreesError
+from visual_degrees.handlers.observability import instrumented, logger
+from visual_degrees.handlers.wiring import current_runtime
+
+TOKEN_PARAMETER = "token"
+ANONYMOUS = "anonymous"
+
+
+class AuthorizerRequest(BaseModel):
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="ignore")
+
+    method_arn: str
+    query_string_parameters: dict[str, str] | None = None
+
+    @property
+    def token(self) -> str | None:
+        return (self.query_string_parameters or {}).get(TOKEN_PARAMETER)
+
+
+def access_policy(method_arn: str, client_id: str | None) -> dict[str, Any]:
+    statement = {
+        "Action": "execute-api:Invoke",
+        "Effect": "Allow" if client_id else "Deny",
+        "Resource": method_arn,
+    }
+    policy: dict[str, Any] = {
+        "principalId": client_id or ANONYMOUS,
+        "policyDocument": {"Version": "2012-10-17", "Statement": [statement]},
+    }
+    if client_id:
+        policy["context"] = {"clientId": client_id}
+    return policy
+
+
+@instrumented
+def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
+    try:
+        request = AuthorizerRequest.model_validate(event)
+    except ValidationError:
+        logger.warning("connect refused: not an authorizer request")
+        return access_policy(str(event.get("methodArn", "")) if isinstance(event, dict) else "", None)
+    try:
+        client_id = current_runtime().identify_client(request.token)
+    except VisualDegreesError as exc:  # no secret, no access: refuse rather than fail open
+        logger.error("connect refused: tokens unavailable", extra={"code": exc.code, "reason": exc.message})
+        client_id = None
+    if client_id is None:
+        logger.info("connect refused", extra={"tokenGiven": bool(request.token)})
+    else:
+        logger.info("connect allowed", extra={"clientId": client_id})
+    return access_policy(request.method_arn, client_id)
