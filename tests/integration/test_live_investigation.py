@@ -25,6 +25,7 @@ from visual_degrees.cli import main
 BACON = CelebrityFace("Kevin Bacon", "1R7Vj9", 99.1)
 SINISE = CelebrityFace("Gary Sinise", "4Gs1n", 97.3)
 HANKS = CelebrityFace("Tom Hanks", "2Ab3Cd", 95.8)
+SEDGWICK = CelebrityFace("Kyra Sedgwick", "5Ks9x", 91.2)
 
 
 @dataclass
@@ -67,24 +68,26 @@ def script_two_hop_web(wire: Wire) -> dict[str, bytes]:
         "bacon-sinise": photo_bytes("bacon-sinise"),
         "bacon-solo": photo_bytes("bacon-solo", fmt="WEBP"),
         "sinise-hanks": photo_bytes("sinise-hanks"),
+        "bacon-sedgwick": photo_bytes("bacon-sedgwick"),
     }
     wire.rekognition.register(photos["bacon-sinise"], [BACON, SINISE])
     wire.rekognition.register(photos["bacon-solo"], [BACON], unrecognized=1)
     wire.rekognition.register(photos["sinise-hanks"], [SINISE, HANKS])
+    wire.rekognition.register(photos["bacon-sedgwick"], [BACON, SEDGWICK])
     url = {name: wire.images.add(f"/{name}", data) for name, data in photos.items()}
     solo_webp = wire.images.add("/bacon-solo.webp", photos["bacon-solo"], "image/webp")
     hostile = FakeHit("http://169.254.169.254/latest/meta-data/iam/", "https://evil.example", "metadata")
     wire.brave.add("Kevin Bacon Tom Hanks", [FakeHit(solo_webp, "https://news.example/1", "Bacon"), hostile])
-    wire.brave.add(
-        "Kevin Bacon",
-        [
-            FakeHit(url["bacon-sinise"], "https://news.example/2", "Bacon and Sinise"),
-            # the same picture at a second address is recognised (and paid for) once
-            FakeHit(
-                wire.images.add("/copy-of-bacon-sinise", photos["bacon-sinise"]), "https://mirror.example/2"
-            ),
-        ],
-    )
+    copy = wire.images.add("/copy-of-bacon-sinise", photos["bacon-sinise"])
+    bacon_hits = [
+        FakeHit(url["bacon-sinise"], "https://news.example/2", "Bacon and Sinise"),
+        # the same picture at a second address is recognised (and paid for) once
+        FakeHit(copy, "https://mirror.example/2"),
+        FakeHit(url["bacon-sedgwick"], "https://news.example/4", "Bacon and Sedgwick"),
+    ]
+    # discovery asks for group photos first ("X cast"), then the bare name
+    wire.brave.add("Kevin Bacon cast", bacon_hits)
+    wire.brave.add("Kevin Bacon", bacon_hits)
     wire.brave.add(
         "Gary Sinise Tom Hanks", [FakeHit(url["sinise-hanks"], "https://news.example/3", "Sinise, Hanks")]
     )
@@ -107,12 +110,15 @@ def test_a_live_investigation_runs_end_to_end_on_the_wire(
         wire.images.url + "/bacon-sinise",
         wire.images.url + "/sinise-hanks",
     ]
-    # The metadata address was refused (never requested), the copy recognised once, the planner asked
+    # The metadata address was refused (never requested), the copy at a second URL not recognised again
     assert all("169.254" not in r.path for r in wire.images.requests)
+    recognised = [r.body for r in wire.rekognition.calls]
+    assert len(recognised) == len(set(recognised))
+    # Every paid call the services saw is in the run's usage, and the planner was asked on the wire
     usage = final["data"]["usage"]
-    assert usage["searches"] == len(wire.brave.searches) == 3
-    assert usage["recognitions"] == len(wire.rekognition.calls) == 3
-    assert usage["llmCalls"] == len(wire.gemini.calls) == 1
+    assert usage["searches"] == len(wire.brave.searches)
+    assert usage["recognitions"] == len(wire.rekognition.calls)
+    assert usage["llmCalls"] == len(wire.gemini.calls) >= 1
     assert [e["seq"] for e in events] == list(range(1, len(events) + 1))
 
 

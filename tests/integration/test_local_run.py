@@ -44,10 +44,13 @@ def options(**kw: Any) -> RunOptions:
 
 
 def two_hop_web() -> FakeWeb:
-    """Ann and Bob never met; Ann met Cat, Cat met Bob."""
+    """Ann and Bob never met; Ann met Cat, Cat met Bob. Asked who Ann appears with (by her name alone,
+    as the seed asks, or for cast photos, as the default asks first), the web shows Ann with Cat."""
     web = FakeWeb()
     web.answer(f"{ANN} {BOB}")  # nothing together
-    web.answer(ANN, web.photo("u/ann-cat", face(ANN), face(CAT, 93.0)), web.photo("u/ann", face(ANN)))
+    ann_cat = web.photo("u/ann-cat", face(ANN), face(CAT, 96.0))
+    web.answer(ANN, ann_cat, web.photo("u/ann", face(ANN)))
+    web.answer(f"{ANN} cast", ann_cat)
     web.answer(f"{ANN} {CAT}", web.photo("u/ann-cat-2", face(ANN, 97.0), face(CAT, 96.0)))
     web.answer(f"{CAT} {BOB}", web.photo("u/cat-bob", face(CAT, 91.0), face(BOB, 88.0)))
     return web
@@ -103,9 +106,10 @@ def test_two_hop_chain_is_proven_edge_by_edge(strategy: str):
         assert result.final.data["usage"]["searches"] == 3
 
 
-def test_search_budget_ends_the_run_with_an_honest_no_path():
+@pytest.mark.parametrize("strategy", ["seed", "default"])
+def test_search_budget_ends_the_run_with_an_honest_no_path(strategy: str):
     web = two_hop_web()
-    result = make_runner(web).run(ANN, BOB, options(strategy="seed", budgets={"searches": 2}))
+    result = make_runner(web).run(ANN, BOB, options(strategy=strategy, budgets={"searches": 2}))
     assert result.outcome == "no_path"
     assert result.final.data["reason"] == "budget"
     assert result.final.data["exhausted"] == "searches"
@@ -114,17 +118,19 @@ def test_search_budget_ends_the_run_with_an_honest_no_path():
     assert "BudgetExhausted" in result.execution.visited
 
 
-def test_hop_limit_is_a_choice_state_exit():
+@pytest.mark.parametrize("strategy", ["seed", "default"])
+def test_hop_limit_is_a_choice_state_exit(strategy: str):
     web = two_hop_web()
-    result = make_runner(web).run(ANN, BOB, options(strategy="seed", max_hops=1))
+    result = make_runner(web).run(ANN, BOB, options(strategy=strategy, max_hops=1))
     assert result.outcome == "no_path"
     assert result.final.data["reason"] == "hop_limit"
     assert result.execution.visited[-2:] == ["HopLimitReached", "S7_FinalizeFailure"]
 
 
-def test_nobody_new_to_try_ends_with_candidates_exhausted():
+@pytest.mark.parametrize("strategy", ["seed", "default"])
+def test_nobody_new_to_try_ends_with_candidates_exhausted(strategy: str):
     web = FakeWeb()  # every search answers nothing
-    result = make_runner(web).run(ANN, BOB, options(strategy="seed"))
+    result = make_runner(web).run(ANN, BOB, options(strategy=strategy))
     assert result.outcome == "no_path"
     assert result.final.data["reason"] == "candidates_exhausted"
     assert "CandidatesExhausted" in result.execution.visited
@@ -164,7 +170,8 @@ def test_a_namesake_with_another_celebrity_id_is_never_accepted():
     assert result.outcome == "no_path"
 
 
-def test_cancel_stops_at_the_next_state_boundary():
+@pytest.mark.parametrize("strategy", ["seed", "default"])
+def test_cancel_stops_at_the_next_state_boundary(strategy: str):
     web = two_hop_web()
     memory = SqliteMemory(":memory:")
     runner = make_runner(web, memory=memory)
@@ -176,7 +183,7 @@ def test_cancel_stops_at_the_next_state_boundary():
                 runner.cancel(event.run_id)
 
     sink = CancelAfterS1()
-    result = runner.run(ANN, BOB, options(strategy="seed"), sink=sink)
+    result = runner.run(ANN, BOB, options(strategy=strategy), sink=sink)
     assert result.outcome == "cancelled"
     assert result.execution.visited[-1] == "RunCancelled"
     assert web.calls["search"] == 1

@@ -23,15 +23,21 @@ DISCOVERY_TEMPLATES: tuple[str, ...] = (
 )
 
 
+# The same templates asked group shots first: a name alone mostly brings up portraits, which prove
+# no link; "cast" and "with" bring up photos of several people.
+GROUP_FIRST: tuple[int, ...] = (3, 1, 2, 4, 5, 0)
+
+
 def pair_query(a: str, b: str, template: str = PAIR_TEMPLATES[0]) -> str:
     return template.format(a=a, b=b)
 
 
-def discovery_query(a: str, round_no: int) -> str | None:
-    """The discovery query for round `round_no` (0-based), or None when the templates are used up."""
+def discovery_query(a: str, round_no: int, order: tuple[int, ...] | None = None) -> str | None:
+    """The discovery query for round `round_no` (0-based), or None when the templates are used up.
+    `order` (a permutation of the template indices) changes which template each round uses."""
     if round_no >= len(DISCOVERY_TEMPLATES):
         return None
-    return DISCOVERY_TEMPLATES[round_no].format(a=a)
+    return DISCOVERY_TEMPLATES[order[round_no] if order else round_no].format(a=a)
 
 
 def allowed_pair_queries(a: str, b: str) -> set[str]:

@@ -354,5 +354,3 @@ class _Builder:
 def celebrity_id_of(raw: str) -> str:
     """'vd-' + a short hash of the world spelling: stable for a person whatever else is loaded."""
     return "vd-" + hashlib.blake2b(raw.encode("utf-8"), digest_size=_ID_BYTES).hexdigest()
-
-

@@ -2,8 +2,10 @@
 
 Every paid call is reserved first (refused -> stop, report which budget); searches are cached per
 query and recognitions per image sha256, so a retried step or the same picture at two URLs costs
-nothing twice. An image that cannot be used (dead link, unsupported format, a provider hiccup after
-the adapter's own retries) is skipped, not fatal; configuration errors are.
+nothing twice. With `shared`, answers from earlier runs (SharedMemory) are used before paying, and
+every paid answer is kept for later runs. An image that cannot be used (dead link, unsupported
+format, a provider hiccup after the adapter's own retries) is skipped, not fatal; configuration
+errors are.
 """
 
 from __future__ import annotations
@@ -34,6 +36,25 @@ class Observed:
     exhausted: str | None = None  # the budget that refused a call, if any
     skipped: int = 0  # images that could not be used
     searched: bool = False  # a paid search was made (not served from cache)
+    hits: int = 0  # how many images the search returned
+
+
+@dataclass
+class CacheTally:
+    """Paid calls the caches answered instead, for benchmarks and metrics (a process-wide count:
+    never part of a run's record, so a retried step that re-reads its own cache may add to it)."""
+
+    searches_in_run: int = 0
+    searches_shared: int = 0
+    recognitions_in_run: int = 0
+    recognitions_shared: int = 0
+
+    def reset(self) -> None:
+        self.searches_in_run = self.searches_shared = 0
+        self.recognitions_in_run = self.recognitions_shared = 0
+
+
+CACHE_TALLY = CacheTally()
 
 
 class _Refused(Exception):
@@ -41,42 +62,74 @@ class _Refused(Exception):
         self.budget = budget
 
 
-def observe(scope: RunScope, query: str, *, parallel: bool) -> Observed:
-    """Search `query` and recognise its first images (options.images_per_search)."""
+def observe(
+    scope: RunScope,
+    query: str,
+    *,
+    parallel: bool,
+    shared: bool = False,
+    worth: Callable[[ImageHit], bool] | None = None,
+) -> Observed:
+    """Search `query` and recognise its first images (options.images_per_search); with `worth`,
+    only the images it accepts (the rest are neither fetched nor paid for)."""
     result = Observed()
+    count = scope.options.images_per_search
     hits = scope.mem.cached_search(query)
-    if hits is None:
+    if hits is not None:
+        CACHE_TALLY.searches_in_run += 1
+    elif shared and (hits := scope.shared.search(query, count)) is not None:
+        CACHE_TALLY.searches_shared += 1
+        scope.mem.cache_search(query, hits)
+    else:
         refused = scope.refusal("searches")
         if refused:
             result.exhausted = refused
             return result
         try:
-            hits = scope.ctx.providers.search.search(query, scope.options.images_per_search)
+            hits = scope.ctx.providers.search.search(query, count)
         except ProviderError:
             hits = []
-        hits = hits[: scope.options.images_per_search]
+        hits = hits[:count]
         scope.mem.cache_search(query, hits)
+        if shared:
+            scope.shared.cache_search(query, count, hits)
         result.searched = True
+    result.hits = len(hits)
+    if worth is not None:
+        hits = [hit for hit in hits if worth(hit)]
 
     # Fetch first (free), then recognise each distinct picture once: the same image at two URLs,
     # fetched concurrently, must not be paid for twice.
-    fetched = _run(scope, [partial(_fetch, scope, hit) for hit in hits], parallel)
+    fetched = _run(scope, [partial(_fetch, scope, hit, shared) for hit in hits], parallel)
     pending: dict[str, _Fetched] = {}
+    faces_of: dict[str, list[Face]] = {}
     for got in fetched:
         if isinstance(got, BaseException):
             raise got  # the unexpected: the step fails, Catch reports it
-        if got is not None and scope.mem.cached_faces(got.sha256) is None:
-            pending.setdefault(got.sha256, got)
-    recognised = _run(scope, [partial(_recognise, scope, got) for got in pending.values()], parallel)
-    for outcome in recognised:
+        if got is None or got.sha256 in faces_of or got.sha256 in pending:
+            continue
+        faces = scope.mem.cached_faces(got.sha256)
+        if faces is not None:
+            CACHE_TALLY.recognitions_in_run += 1
+        elif shared and (faces := scope.shared.faces(got.sha256)) is not None:
+            CACHE_TALLY.recognitions_shared += 1
+            scope.mem.cache_faces(got.sha256, faces)
+        if faces is None:
+            pending[got.sha256] = got
+        else:
+            faces_of[got.sha256] = faces
+    recognised = _run(scope, [partial(_recognise, scope, got, shared) for got in pending.values()], parallel)
+    for got, outcome in zip(pending.values(), recognised, strict=False):
         if isinstance(outcome, _Refused):
             result.exhausted = outcome.budget
         elif isinstance(outcome, BaseException):
             raise outcome  # ConfigurationError and the unexpected: the step fails, Catch reports it
+        elif outcome is not None:
+            faces_of[got.sha256] = outcome
 
     seen: set[str] = set()
     for got in fetched:
-        faces = scope.mem.cached_faces(got.sha256) if isinstance(got, _Fetched) else None
+        faces = faces_of.get(got.sha256) if isinstance(got, _Fetched) else None
         if not isinstance(got, _Fetched) or faces is None:
             result.skipped += 1
         elif got.sha256 not in seen:
@@ -105,37 +158,45 @@ def _run(scope: RunScope, calls: list[Callable[[], T]], parallel: bool) -> list[
 class _Fetched:
     hit: ImageHit
     sha256: str
-    image: FetchedImage | None  # None when the fetch was cached by an earlier attempt
+    image: FetchedImage | None  # None when the fetch was cached by an earlier attempt or run
 
 
-def _fetch(scope: RunScope, hit: ImageHit) -> _Fetched | None:
+def _fetch(scope: RunScope, hit: ImageHit, shared: bool) -> _Fetched | None:
     """The usable image behind `hit` (fetch results cached per URL), or None if it is unusable."""
     mem = scope.mem
     cached = mem.cached_fetch(hit.image_url)
+    if cached is None and shared and (cached := scope.shared.fetch(hit.image_url)) is not None:
+        mem.cache_fetch(hit.image_url, cached)
     if cached is not None:
         return None if "error" in cached else _Fetched(hit, cached["sha256"], None)
     try:
         image = scope.ctx.providers.fetcher.fetch(hit.image_url)
     except (ProviderError, TransientProviderError) as exc:
+        # A transient failure is remembered for this run only: another run may find the link alive.
         mem.cache_fetch(hit.image_url, {"error": exc.code})
         return None
     mem.cache_fetch(hit.image_url, {"sha256": image.sha256})
+    if shared:
+        scope.shared.cache_fetch(hit.image_url, {"sha256": image.sha256})
     return _Fetched(hit, image.sha256, image)
 
 
-def _recognise(scope: RunScope, got: _Fetched) -> None:
+def _recognise(scope: RunScope, got: _Fetched, shared: bool) -> list[Face] | None:
     """Recognise one picture (reserving a recognition first) into the run's cache by sha256."""
     image = got.image
-    if image is None:  # fetched by an earlier attempt that did not get to recognise it
+    if image is None:  # fetched by an earlier attempt (or run) that did not get to recognise it
         try:
             image = scope.ctx.providers.fetcher.fetch(got.hit.image_url)
         except (ProviderError, TransientProviderError):
-            return
+            return None
     refused = scope.refusal("recognitions")
     if refused:
         raise _Refused(refused)
     try:
         faces = scope.ctx.providers.recognizer.recognize(image)
     except (ProviderError, TransientProviderError):
-        return  # this picture is skipped; the next one may do
+        return None  # this picture is skipped; the next one may do
     scope.mem.cache_faces(got.sha256, faces)
+    if shared:
+        scope.shared.cache_faces(got.sha256, faces)
+    return faces

@@ -3,8 +3,15 @@
 Item layout under pk `run#<id>` (sk prefixes): `meta`, `cancel`, `budget`, `seq`, `ev#`/`evkey#` (event
 log), `step#` (memoised step outputs), `pin#` (identity pins), `person#` (display names), `search#`,
 `fetch#`, `rec#` (provider caches), `seen#` (images counted per frontier), `cand#` (candidates per
-frontier), `tried#`, `edge#` (the run's verified graph), `plan#`, `expanded#`. Seen sets and candidates
-are one item each, so a run with thousands of images never grows a single item.
+frontier), `tried#`, `edge#` (the run's verified graph, one photo per pair) and `link#` (its compact
+projection, see run_graph.py), `plan#`, `expanded#` (discovery searches per person), `decide#`.
+Seen sets and candidates are one item each, so a run with thousands of images never grows a single
+item.
+
+`SharedMemory` is what outlives a run, in the same store under its own keys: provider answers
+(search results, an image URL's sha256, the faces found in an image by sha256) and the evidence graph
+(every verified pair with its photo), so a question asked again, or overlapping an earlier one, does
+not pay twice.
 """
 
 from __future__ import annotations
@@ -35,6 +42,16 @@ class Candidate:
     best_confidence: float
     proven: bool  # some photo shows the frontier too, so the edge is already evidenced
     evidence: list[Evidence]
+
+
+@dataclass(frozen=True)
+class Rounds:
+    """Discovery rounds about one person: how many, how many found no photo at all, and whether one
+    of them listed every photo the engine has of them (so another round would only repeat it)."""
+
+    made: int = 0
+    empty: int = 0
+    complete: bool = False
 
 
 class RunMemory:
@@ -188,11 +205,38 @@ class RunMemory:
         prefix = f"tried#{frontier}#"
         return {i.sk.removeprefix(prefix) for i in self._scan(prefix)}
 
-    def mark_expanded(self, key: str) -> None:
-        self._put(f"expanded#{key}", {})
+    def mark_expanded(self, key: str, round_no: int, *, hits: int, complete: bool) -> None:
+        """Record discovery round `round_no` about `key`: how many photos it returned, and whether
+        that was all the engine had (fewer than asked). Keyed by round, so a re-run step records
+        the same fact again rather than counting it twice."""
+        self._put(f"expanded#{key}#{round_no:02d}", {"hits": hits, "complete": complete})
 
-    def expanded(self) -> set[str]:
-        return {i.sk.removeprefix("expanded#") for i in self._scan("expanded#")}
+    def expanded(self) -> dict[str, Rounds]:
+        """Per person: the discovery rounds made about them."""
+        rounds: dict[str, Rounds] = {}
+        for item in self._scan("expanded#"):
+            key = item.sk.removeprefix("expanded#").rpartition("#")[0]
+            seen = rounds.get(key, Rounds())
+            rounds[key] = Rounds(
+                made=seen.made + 1,
+                empty=seen.empty + (0 if item.data.get("hits") else 1),
+                complete=seen.complete or bool(item.data.get("complete")),
+            )
+        return rounds
+
+    def doubt(self, a: str, b: str) -> None:
+        """A pair seen in one weak photo that a search for a second one did not confirm."""
+        self._put(f"doubt#{edge_id(a, b)}", {})
+
+    def doubted(self) -> set[str]:
+        return {i.sk.removeprefix("doubt#") for i in self._scan("doubt#")}
+
+    def mark_bridged(self, a: str, b: str) -> bool:
+        """True the first time the pair a–b is tried as a bridge."""
+        return self._put(f"bridged#{edge_id(a, b)}", {}, if_absent=True)
+
+    def bridged(self, a: str, b: str) -> bool:
+        return self._get(f"bridged#{edge_id(a, b)}") is not None
 
     # ---- plans -----------------------------------------------------------------------------
 
@@ -216,5 +260,92 @@ class RunMemory:
         self._put(f"edge#{edge_id(edge.a, edge.b)}", edge.dump())
         return current is None
 
+    def put_edge(self, edge: Edge) -> None:
+        self._put(f"edge#{edge_id(edge.a, edge.b)}", edge.dump())
+
+    def put_links(self, sk: str, links: list[list[Any]]) -> None:
+        self._put(sk, {"links": links})
+
     def edges(self) -> list[Edge]:
         return [Edge.model_validate(i.data) for i in self._scan("edge#")]
+
+
+class SharedMemory:
+    """What runs share: provider answers and the evidence graph, each fact one item under its own key
+    (so no partition grows hot and no item grows unbounded), each with a TTL of its own.
+
+    Search results age fastest (the web changes); what a URL served and what an image shows change
+    rarely (Rekognition answers the same bytes the same way); a verified pair stays verified, but its
+    photo may vanish, so evidence too expires.
+    """
+
+    SEARCH_TTL = 24 * 3600
+    FETCH_TTL = 7 * 24 * 3600
+    FACES_TTL = 30 * 24 * 3600
+    EVIDENCE_TTL = 30 * 24 * 3600
+
+    def __init__(self, memory: Memory) -> None:
+        self.memory = memory
+
+    def _get(self, pk: str) -> dict[str, Any] | None:
+        item = self.memory.get(pk, "v")
+        return item.data if item else None
+
+    def _put(self, pk: str, data: dict[str, Any], ttl: int) -> None:
+        self.memory.put(Put(pk, "v", data, ttl))
+
+    def search(self, query: str, count: int) -> list[ImageHit] | None:
+        data = self._get(f"shared#search#{_digest(f'{count}|{query}')}")
+        return None if data is None else [ImageHit.model_validate(h) for h in data["hits"]]
+
+    def cache_search(self, query: str, count: int, hits: list[ImageHit]) -> None:
+        self._put(
+            f"shared#search#{_digest(f'{count}|{query}')}",
+            {"hits": [h.dump() for h in hits]},
+            self.SEARCH_TTL,
+        )
+
+    def fetch(self, url: str) -> dict[str, Any] | None:
+        return self._get(f"shared#fetch#{_digest(url)}")
+
+    def cache_fetch(self, url: str, outcome: dict[str, Any]) -> None:
+        self._put(f"shared#fetch#{_digest(url)}", outcome, self.FETCH_TTL)
+
+    def faces(self, sha256: str) -> list[Face] | None:
+        data = self._get(f"shared#faces#{sha256}")
+        return None if data is None else [Face.model_validate(f) for f in data["faces"]]
+
+    def cache_faces(self, sha256: str, faces: list[Face]) -> None:
+        self._put(f"shared#faces#{sha256}", {"faces": [f.dump() for f in faces]}, self.FACES_TTL)
+
+    # ---- the evidence graph: one item per (person, neighbour), both directions ----------------
+
+    def remember_edge(self, edge: Edge) -> None:
+        forward = edge.dump()
+        ev = forward["evidence"]
+        backward = {
+            **forward,
+            "a": edge.b,
+            "b": edge.a,
+            "nameA": edge.name_b,
+            "nameB": edge.name_a,
+            "evidence": {
+                **ev,
+                "confidenceA": ev["confidenceB"],
+                "confidenceB": ev["confidenceA"],
+                "idA": ev["idB"],
+                "idB": ev["idA"],
+                "boxA": ev["boxB"],
+                "boxB": ev["boxA"],
+            },
+        }
+        for data in (forward, backward):
+            self.memory.put(Put(f"shared#graph#{data['a']}", f"to#{data['b']}", data, self.EVIDENCE_TTL))
+
+    def known_edges(self, key: str, limit: int | None = None) -> list[Edge]:
+        """Verified edges from earlier runs touching `key`, each oriented from it."""
+        return [Edge.model_validate(data) for data in self.known_links(key, limit)]
+
+    def known_links(self, key: str, limit: int | None = None) -> list[dict[str, Any]]:
+        """The same, unparsed (walking the graph needs only the far ends)."""
+        return [i.data for i in self.memory.query(f"shared#graph#{key}", "to#", limit=limit)]

@@ -9,7 +9,8 @@ from visual_degrees.domain.models import EventType, Face, Person, RunEvent, RunO
 from visual_degrees.services.budget import Budget, Resource
 from visual_degrees.services.context import StepContext
 from visual_degrees.services.event_log import EventLog
-from visual_degrees.services.run_memory import RunMemory
+from visual_degrees.services.run_graph import RunGraph
+from visual_degrees.services.run_memory import RunMemory, SharedMemory
 
 T = TypeVar("T")
 
@@ -23,7 +24,18 @@ class RunScope:
         self.mem = RunMemory(ctx.memory, state.run_id, ttl)
         self.budget = Budget(ctx.memory, state.run_id, state.options.budgets, ctx.costs, ttl)
         self.log = EventLog(ctx.memory, ctx.sink, ttl_seconds=ttl)
+        self.shared = SharedMemory(ctx.memory)
         self._emitted = 0
+        self._graph: RunGraph | None = None
+        self._pins: dict[str, str] = {}  # a pin never changes once written, so it may be cached
+        self._names: dict[str, str] = {}
+
+    @property
+    def graph(self) -> RunGraph:
+        """The run's verified graph, read once per step (see run_graph.py); `flush` writes it back."""
+        if self._graph is None:
+            self._graph = RunGraph(self.mem)
+        return self._graph
 
     # ---- events ------------------------------------------------------------------------------
 
@@ -67,17 +79,35 @@ class RunScope:
         for face in sorted(faces, key=lambda f: -f.confidence):
             if face.confidence < self.options.threshold or not face.key or face.key in accepted:
                 continue
-            pinned = self.mem.pinned_id(face.key)
-            if pinned is None:
-                pinned = self.mem.pin(face.key, face.celebrity_id)
-                self.mem.remember_person(Person(key=face.key, name=face.name))
-            if pinned == face.celebrity_id:
+            if self.pinned(face.key, face) == face.celebrity_id:
                 accepted[face.key] = face
         return accepted
+
+    def pinned(self, key: str, face: Face | None = None) -> str | None:
+        """The celebrity id `key` is pinned to; with `face`, pin it to that face's id if nobody is."""
+        pinned = self._pins.get(key) or self.mem.pinned_id(key)
+        if pinned is None and face is not None:
+            pinned = self.mem.pin(key, face.celebrity_id)
+            self.mem.remember_person(Person(key=key, name=face.name))
+            self._names.setdefault(key, self.mem.name_of(key) or face.name)
+        if pinned is not None:
+            self._pins[key] = pinned
+        return pinned
+
+    def agrees(self, key: str, celebrity_id: str, name: str) -> bool:
+        """Whether `key` may be `celebrity_id` (pinning it if nobody is): evidence from another run
+        is used only for the very people this run has seen, never for a namesake."""
+        face = Face(name=name, celebrity_id=celebrity_id, confidence=100.0)
+        return bool(celebrity_id) and self.pinned(key, face) == celebrity_id
 
     def person(self, key: str) -> Person:
         """A person by key with their display name (A and B are always known)."""
         for p in (self.state.person_a, self.state.person_b):
             if p.key == key:
                 return p
-        return Person(key=key, name=self.mem.name_of(key) or key)
+        name = self._names.get(key)
+        if name is None:
+            name = self.mem.name_of(key)
+            if name is not None:  # a remembered name never changes; an unknown one may yet appear
+                self._names[key] = name
+        return Person(key=key, name=name or key)

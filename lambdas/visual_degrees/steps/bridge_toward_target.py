@@ -1,28 +1,55 @@
-"""S5: the newly proven person becomes the frontier; try them against the target directly."""
+"""S5: the newly proven person becomes the frontier; try them against the target directly.
+
+Meeting in the middle, the "target" is the other side: its best connected person whose depth keeps
+the chain within max hops (else its end), tried once per pair.
+"""
 
 from __future__ import annotations
 
 from visual_degrees.domain.models import RunState
 from visual_degrees.domain.queries import pair_query
 from visual_degrees.services.context import StepContext
-from visual_degrees.services.observe import observe
+from visual_degrees.services.observe import Observed, observe
 from visual_degrees.services.scope import RunScope
-from visual_degrees.steps.evidence import budget_flags, find_pair, graph_connects, record
+from visual_degrees.steps import both_ends
+from visual_degrees.steps.confirm import settle
+from visual_degrees.steps.evidence import budget_flags, find_pair, record
 from visual_degrees.steps.strategy import knobs_for
+from visual_degrees.steps.titles import not_a_portrait
 
 
 def run(state: RunState, ctx: StepContext) -> RunState:
     scope = RunScope(ctx, state)
-    target = state.person_b
+    knobs = knobs_for(state.options.strategy)
     node = scope.person(state.selected or state.frontier or state.person_a.key)
     path = [*state.path, node.key]
     state = scope.state = state.model_copy(update={"path": path, "hop": state.hop + 1, "frontier": node.key})
-    scope.emit("path_update", {"path": [scope.person(k).name for k in path], "hop": state.hop})
-    scope.status(f"Bridging {node.name} — {target.name}")
-    observed = observe(
-        scope, pair_query(node.name, target.name), parallel=knobs_for(state.options.strategy).parallel_images
+    scope.emit(
+        "path_update", {"path": [scope.person(k).name for k in path], "hop": state.hop, "side": state.side}
     )
-    record(scope, observed, frontier=node.key)
-    bridged = find_pair(scope, observed, node.key, target.key)
-    reached = bridged is not None or graph_connects(scope)
-    return state.advanced(selected=None, round=0, reached=reached, **budget_flags(scope, observed))
+    if knobs.both_ends:
+        target_key = scope.decide(
+            "target", lambda: both_ends.bridge_target(scope, state.side, node.key, state.hop)
+        )
+    else:
+        target_key = state.person_b.key
+    observed = Observed()
+    if target_key is not None:
+        target = scope.person(target_key)
+        scope.status(f"Bridging {node.name} — {target.name}")
+        observed = observe(
+            scope,
+            pair_query(node.name, target.name),
+            parallel=knobs.parallel_images,
+            shared=knobs.shared_cache,
+            worth=not_a_portrait([node.name, target.name]) if knobs.skip_portraits else None,
+        )
+        record(scope, observed, frontier=node.key, focus={node.key, target.key})
+        if knobs.both_ends:
+            scope.mem.mark_bridged(node.key, target.key)
+        find_pair(scope, observed, node.key, target.key)
+    claimed = target_key == state.person_b.key and scope.graph.confidence(node.key, target_key) is not None
+    reached, confirming = settle(scope, "s5", claimed=claimed)
+    return state.advanced(
+        selected=None, round=0, reached=reached, **budget_flags(scope, observed, confirming)
+    )

@@ -1,27 +1,41 @@
-"""S1: search "A B" and recognise the first images; one photo of both is the whole answer."""
+"""S1: search "A B" and recognise the first images; one photo of both is the whole answer.
+
+With the evidence graph, a chain already proven by earlier runs answers first, for free.
+"""
 
 from __future__ import annotations
 
 from visual_degrees.domain.models import RunState
 from visual_degrees.domain.queries import pair_query
 from visual_degrees.services.context import StepContext
-from visual_degrees.services.observe import observe
+from visual_degrees.services.observe import Observed, observe
 from visual_degrees.services.scope import RunScope
-from visual_degrees.steps.evidence import budget_flags, find_pair, graph_connects, record
+from visual_degrees.steps.confirm import settle
+from visual_degrees.steps.evidence import budget_flags, find_pair, record
+from visual_degrees.steps.known_edges import chain_in_memory
 from visual_degrees.steps.strategy import knobs_for
+from visual_degrees.steps.titles import not_a_portrait
 
 
 def run(state: RunState, ctx: StepContext) -> RunState:
     scope = RunScope(ctx, state)
+    knobs = knobs_for(state.options.strategy)
     a, b = state.person_a, state.person_b
+    if knobs.evidence_graph and scope.decide("remembered", lambda: chain_in_memory(scope)):
+        scope.status(f"Earlier runs already proved a chain from {a.name} to {b.name}")
+        return state.advanced(reached=True, **budget_flags(scope, Observed()))
     observed = observe(
-        scope, pair_query(a.name, b.name), parallel=knobs_for(state.options.strategy).parallel_images
+        scope,
+        pair_query(a.name, b.name),
+        parallel=knobs.parallel_images,
+        shared=knobs.shared_cache,
+        worth=not_a_portrait([a.name, b.name]) if knobs.skip_portraits else None,
     )
-    record(scope, observed, frontier=a.key)
+    record(scope, observed, frontier=a.key, focus={a.key, b.key})
     direct = find_pair(scope, observed, a.key, b.key)
     if direct is not None:
         scope.status(f"Found a photo of {a.name} with {b.name}")
     else:
         scope.status(f"No photo of {a.name} with {b.name} among {len(observed.observations)} images")
-    reached = direct is not None or graph_connects(scope)
-    return state.advanced(reached=reached, **budget_flags(scope, observed))
+    reached, confirming = settle(scope, "s1", claimed=direct is not None)
+    return state.advanced(reached=reached, **budget_flags(scope, observed, confirming))

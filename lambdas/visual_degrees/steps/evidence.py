@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from itertools import combinations
 
 from visual_degrees.domain.models import Edge, Evidence, Face
-from visual_degrees.domain.paths import best_path, edge_id
+from visual_degrees.domain.paths import edge_id
 from visual_degrees.services.observe import Observation, Observed
 from visual_degrees.services.scope import RunScope
-from visual_degrees.steps.strategy import knobs_for
+from visual_degrees.steps.strategy import knobs_for, strong_confidence
+from visual_degrees.steps.titles import mentions
 
 
 def evidence_of(obs: Observation, a: Face | None, b: Face) -> Evidence:
@@ -28,15 +30,38 @@ def evidence_of(obs: Observation, a: Face | None, b: Face) -> Evidence:
     )
 
 
-def accept_edge(scope: RunScope, a: str, b: str, evidence: Evidence) -> Edge:
-    """Add a verified co-appearance to the run graph; announce it the first time the pair is proven."""
+def accept_edge(scope: RunScope, a: str, b: str, evidence: Evidence, *, card: bool = True) -> Edge:
+    """Add a verified co-appearance to the run graph; announce it (`card`) the first time the pair is
+    proven. Without a card the edge still counts; S6 shows the cards of the chain it returns.
+
+    With the evidence graph, carded edges (those touching the people a search was about, where a later
+    question is likeliest to pass again) are also kept for later runs; S6 keeps its chain's."""
     edge = Edge(a=a, b=b, name_a=scope.person(a).name, name_b=scope.person(b).name, evidence=evidence)
-    if scope.mem.add_edge(edge):
-        scope.emit("evidence", card(edge), key=f"edge:{edge_id(a, b)}")
+    if scope.graph.add(edge, vouched=beyond_doubt(scope, edge)) and card:
+        announce(scope, edge)
+    if card and knobs_for(scope.options.strategy).evidence_graph:
+        scope.shared.remember_edge(edge)
     return edge
 
 
-def card(edge: Edge) -> dict[str, object]:
+def beyond_doubt(scope: RunScope, edge: Edge) -> bool:
+    """Does this photo alone settle the pair? Each face is matched at >= the strategy's strong
+    confidence, or named by the photo's caption (see confirm.py)."""
+    strong = strong_confidence(scope.options.strategy)
+    if strong is None:
+        return True
+    ev = edge.evidence
+    return all(
+        confidence >= strong or mentions(ev.title, name)
+        for confidence, name in ((ev.confidence_a, edge.name_a), (ev.confidence_b, edge.name_b))
+    )
+
+
+def announce(scope: RunScope, edge: Edge) -> None:
+    scope.emit("evidence", card_of(edge), key=f"edge:{edge_id(edge.a, edge.b)}")
+
+
+def card_of(edge: Edge) -> dict[str, object]:
     ev = edge.evidence
     return {
         "from": edge.name_a,
@@ -53,15 +78,22 @@ def card(edge: Edge) -> dict[str, object]:
     }
 
 
-def record(scope: RunScope, observed: Observed, frontier: str | None) -> None:
-    """Count who appears near `frontier` (candidates), and add proven pairs to the run graph."""
+def record(scope: RunScope, observed: Observed, frontier: str | None, focus: Collection[str] = ()) -> None:
+    """Count who appears near `frontier` (candidates), and add proven pairs to the run graph.
+
+    With record_all_edges every pair in every photo joins the graph; only pairs touching `focus` (the
+    people the search was about) get an evidence card now, so the event stream stays readable.
+    """
     record_all = knobs_for(scope.options.strategy).record_all_edges
     for obs in observed.observations:
         people = scope.people(obs.faces)
         if record_all:
             for a, b in combinations(sorted(people), 2):
-                accept_edge(scope, a, b, evidence_of(obs, people[a], people[b]))
-        if frontier is None or not scope.mem.first_sighting(frontier, obs.sha256):
+                shown = a in focus or b in focus
+                accept_edge(scope, a, b, evidence_of(obs, people[a], people[b]), card=shown)
+        if frontier is None or (record_all and frontier not in people):
+            continue  # ours counts only proven neighbours; the seed also counts bare sightings
+        if not scope.mem.first_sighting(frontier, obs.sha256):
             continue
         anchor = people.get(frontier)
         for key, face in people.items():
@@ -70,6 +102,7 @@ def record(scope: RunScope, observed: Observed, frontier: str | None) -> None:
             scope.mem.add_candidate_sighting(
                 frontier, scope.person(key), evidence_of(obs, anchor, face), proven=anchor is not None
             )
+    scope.graph.flush()
 
 
 def find_pair(scope: RunScope, observed: Observed, a: str, b: str) -> Edge | None:
@@ -81,7 +114,11 @@ def find_pair(scope: RunScope, observed: Observed, a: str, b: str) -> Edge | Non
             ev = evidence_of(obs, people[a], people[b])
             if best is None or ev.strength > best[0]:
                 best = (ev.strength, ev)
-    return accept_edge(scope, a, b, best[1]) if best else None
+    if best is None:
+        return None
+    edge = accept_edge(scope, a, b, best[1])
+    scope.graph.flush()
+    return edge
 
 
 def graph_connects(scope: RunScope) -> bool:
@@ -89,10 +126,16 @@ def graph_connects(scope: RunScope) -> bool:
     if not knobs_for(scope.options.strategy).record_all_edges:
         return False
     state = scope.state
-    return (
-        best_path(scope.mem.edges(), state.person_a.key, state.person_b.key, scope.options.max_hops)
-        is not None
-    )
+    strong = strong_confidence(scope.options.strategy)
+    return scope.graph.connects(state.person_a.key, state.person_b.key, scope.options.max_hops, strong)
+
+
+def shown_edges(edges: list[Edge], chain: list[Edge] | None = None, limit: int = 300) -> list[Edge]:
+    """The edges a graph payload draws: the chain's first, then the strongest, at most `limit`, so a
+    run that verified thousands of pairs still fits one event (DynamoDB items stop at 400 KB)."""
+    first = {edge_id(e.a, e.b) for e in chain or []}
+    ordered = sorted(edges, key=lambda e: (edge_id(e.a, e.b) not in first, -e.confidence, e.a, e.b))
+    return ordered[:limit]
 
 
 def budget_flags(scope: RunScope, *observed: Observed) -> dict[str, object]:

@@ -6,6 +6,7 @@ from visual_degrees.domain.models import RunState
 from visual_degrees.domain.paths import graph_payload
 from visual_degrees.services.context import StepContext
 from visual_degrees.services.scope import RunScope
+from visual_degrees.steps.evidence import shown_edges
 
 REASONS = {
     "hop_limit": "No chain within {max_hops} hops: every further link would make the chain too long.",
@@ -20,6 +21,9 @@ def run(state: RunState, ctx: StepContext) -> RunState:
     message = REASONS.get(reason, "No chain was proven.").format(
         max_hops=state.options.max_hops, exhausted=state.exhausted or "search"
     )
+    unseen = (scope.mem.meta() or {}).get("unseenEnd")
+    if reason == "candidates_exhausted" and unseen:
+        message = f"No photo could be found showing {unseen} with anyone, and every chain needs one."
     scope.emit(
         "no_path",
         {
@@ -31,7 +35,7 @@ def run(state: RunState, ctx: StepContext) -> RunState:
             "partialPath": [scope.person(k).name for k in state.path],
             "usage": scope.budget.summary(),
             "simSeconds": round(ctx.clock.now() - state.started_at, 3),
-            "graph": graph_payload(scope.mem.edges(), scope.mem.names()),
+            "graph": graph_payload(shown_edges(scope.mem.edges()), scope.mem.names()),
         },
         key="final",
     )

@@ -1,20 +1,25 @@
 """S3: pick the next candidate to verify. The planner orders the frontier's candidates once per
 discovery round (strictly validated, deterministic fallback); later visits take the next in line,
-and only when everyone planned has been tried and newcomers remain is a new plan made."""
+and only when everyone planned has been tried and newcomers remain is a new plan made.
+
+The planner is asked which candidate leads towards the far end of the frontier's side: B for A's
+side, A for B's side when the search meets in the middle.
+"""
 
 from __future__ import annotations
 
 from visual_degrees.domain.models import RunState
 from visual_degrees.domain.names import name_key
-from visual_degrees.domain.planning import PlannerContext, fallback_order
+from visual_degrees.domain.planning import PlannerContext
 from visual_degrees.services.context import StepContext
 from visual_degrees.services.scope import RunScope
-from visual_degrees.steps.selection import MAX_OFFERED, choose_plan, plan_order, summaries, untried_candidates
+from visual_degrees.steps.selection import choose_plan, offered, plan_order, untried_candidates
 
 
 def run(state: RunState, ctx: StepContext) -> RunState:
     scope = RunScope(ctx, state)
     frontier = scope.person(state.frontier or state.person_a.key)
+    target = state.person_b if state.side == "A" else state.person_a
     untried = untried_candidates(scope, frontier.key)
     if not untried:
         return state.advanced(selected=None, candidates_left=False)
@@ -22,15 +27,15 @@ def run(state: RunState, ctx: StepContext) -> RunState:
     saved = scope.mem.plan(frontier.key, state.round)
     if saved is None or not untried_keys.intersection(saved["order"]):
         context = PlannerContext(
-            target=state.person_b.name,
+            target=target.name,
             frontier=frontier.name,
             path=[scope.person(k).name for k in state.path],
-            candidates=fallback_order(summaries(untried))[:MAX_OFFERED],
+            candidates=offered(scope, untried),
             remaining_searches=scope.budget.remaining("searches"),
         )
         plan = choose_plan(scope, context)
         saved = {
-            "order": plan_order(scope, plan, untried),
+            "order": plan_order(scope, plan, untried, target.key),
             "queries": {name_key(n): q for n, q in plan.queries.items()},
             "source": plan.source,
         }

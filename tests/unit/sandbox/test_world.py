@@ -169,4 +169,3 @@ def test_from_events_applies_the_same_rules():
     world = World.from_events([("T1", ["Bacon, Kevin", "Bacon, Kevin", "Hanks, Tom"])])
     # Then the person counts once
     assert [world.name(p) for p in world.members[0]] == ["Kevin Bacon", "Tom Hanks"]
-

@@ -1,0 +1,124 @@
+"""`visual-degrees bench`: many pairs through the real state machine on the simulated photo web,
+every answer checked against the simulator's ground truth; figures on stdout (one JSON object with
+--json), a Markdown report and a plot with --out, progress on stderr.
+
+Exit code 0, or 1 when any reported path was false (a benchmark that finds one has failed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from visual_degrees.commands.common import EXIT_FAILED, count, seconds
+
+NAME = "bench"
+HELP = "benchmark a strategy on many pairs, checked against the simulator's ground truth"
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--world", type=Path, help="world file (cast or JSON lines); default: bundled")
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument("--pairs", type=Path, help='JSON lines {"a": "...", "b": "..."}')
+    source.add_argument("--sample", type=count, metavar="N", help="N pairs from the largest connected group")
+    parser.add_argument("--seed", type=count, default=0, help="seed of the --sample draw")
+    parser.add_argument("--web-seed", type=count, default=0, help="seed of the simulated photo web")
+    parser.add_argument("--faults", default="", help='fault injection, e.g. "search_5xx=0.1"')
+    parser.add_argument("--strategy", choices=["default", "seed"], default="default")
+    parser.add_argument("--knobs", default="", help="switch strategy knobs, e.g. both_ends=off (ablations)")
+    parser.add_argument(
+        "--shared-memory",
+        action="store_true",
+        help="one run memory for all pairs (measures reuse across runs; reported as such)",
+    )
+    parser.add_argument("--max-hops", type=count, default=6)
+    parser.add_argument("--budget-searches", type=count, default=20)
+    parser.add_argument("--budget-recognitions", type=count, default=120)
+    parser.add_argument("--budget-llm", type=count, default=12)
+    parser.add_argument("--budget-runtime", type=seconds, default=120.0, help="seconds")
+    parser.add_argument("--json", action="store_true", help="the figures as one JSON object")
+    parser.add_argument("--out", type=Path, help="directory for report.md, plot.png and the runs")
+
+
+def main(args: argparse.Namespace, state_dir: Path) -> int:
+    from visual_degrees.bench import (
+        Bench,
+        BenchConfig,
+        Section,
+        Truth,
+        load_pairs,
+        machine_state,
+        sample_pairs,
+    )
+    from visual_degrees.bench.report import progress_printer, write_report
+    from visual_degrees.domain.requests import parse_options
+    from visual_degrees.local.environments import sandbox_environment
+    from visual_degrees.steps.strategy import parse_knob_changes, with_changes
+
+    options = parse_options(
+        {
+            "maxHops": args.max_hops,
+            "strategy": args.strategy,
+            "budgets": {
+                "searches": args.budget_searches,
+                "recognitions": args.budget_recognitions,
+                "llmCalls": args.budget_llm,
+                "runtimeSeconds": args.budget_runtime,
+            },
+        }
+    )
+    knobs = parse_knob_changes(args.knobs)
+    with_changes(args.strategy, knobs)  # an unknown knob is bad input, before anything is loaded
+    started = time.perf_counter()
+    environment = sandbox_environment(args.world, seed=args.web_seed, faults=args.faults or None)
+    loaded = time.perf_counter()
+    truth = Truth(environment.web, threshold=options.threshold)
+    truth_built = time.perf_counter()
+    if args.pairs is not None:
+        pairs = load_pairs(args.pairs, environment.web)
+        source: dict[str, Any] = {"pairs_file": str(args.pairs)}
+    else:
+        pairs = sample_pairs(environment.web, args.sample, args.seed)
+        source = {"sample": args.sample, "sample_seed": args.seed}
+    config = BenchConfig(
+        strategy=args.strategy, options=options, knobs=knobs, shared_memory=args.shared_memory
+    )
+    result = Bench(environment, truth).run(pairs, config, progress_printer(args.strategy))
+    figures = result.figures
+    figures.update(
+        {
+            "world": str(args.world or "bundled synthetic world"),
+            **source,
+            "web_seed": args.web_seed,
+            "faults": args.faults,
+            "world_load_s": round(loaded - started, 3),
+            "truth_build_s": round(truth_built - loaded, 3),
+            "bench_wall_s": round(time.perf_counter() - started, 3),
+            "machine": machine_state(),
+        }
+    )
+    if args.out is not None:
+        context = {
+            "command": "visual-degrees bench " + " ".join(shlex.quote(a) for a in sys.argv[2:]),
+            **source,
+            "machine": figures["machine"],
+        }
+        report = write_report(
+            args.out,
+            f"Benchmark: {figures['world']}",
+            [Section(args.strategy, figures, result.records)],
+            context,
+        )
+        print(f"report: {report}", file=sys.stderr)
+    if args.json:
+        print(json.dumps(figures, ensure_ascii=False))
+    else:
+        for key, value in figures.items():
+            shown = json.dumps(value, ensure_ascii=False) if isinstance(value, (dict, list)) else value
+            print(f"{key:28} {shown}")
+    return EXIT_FAILED if figures["false_paths"] else 0

@@ -1,0 +1,177 @@
+"""The run's verified graph, seen by one step through an in-process view.
+
+Each edge, with the photo that proves it, is one run-memory item (`edge#a|b`). Reading hundreds of
+those per question ("does the graph connect A and B yet?") would cost most of a run's CPU, so the
+graph also keeps a compact projection: `link#NNNNN` chunks of [a, b, confidence, photos, vouched]
+(photos: up to two distinct images that show the pair; vouched: one of them is beyond doubt, see
+`add`), at most CHUNK_LINKS per item so no item grows with the run. A step reads the chunks once,
+answers depths, degrees and connectivity in memory, and writes back only chunks it changed (`flush`).
+
+Idempotent by construction: a re-run step reloads the chunks its first attempt wrote, so an edge or
+a photo is never counted twice; an edge written before a crash but missing from the chunks is simply
+added again (same item, same key).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable
+
+from visual_degrees.domain.models import Edge
+from visual_degrees.domain.paths import edge_id
+from visual_degrees.services.run_memory import RunMemory
+
+CHUNK_LINKS = 400
+PHOTOS_KEPT = 2  # enough to tell a corroborated pair from a single sighting
+_PREFIX = "link#"
+
+
+class RunGraph:
+    def __init__(self, mem: RunMemory) -> None:
+        self._mem = mem
+        self._adjacency: dict[str, dict[str, float]] = {}
+        self._chunks: list[list[list[object]]] = []
+        self._links: dict[str, list[object]] = {}  # edge id -> its [a, b, confidence, photos] entry
+        self._where: dict[str, int] = {}  # edge id -> chunk
+        self._dirty: set[int] = set()
+        for item in mem.memory.query(mem.pk, _PREFIX):
+            chunk = len(self._chunks)
+            links = item.data.get("links", [])
+            self._chunks.append(links)
+            for link in links:
+                a, b = str(link[0]), str(link[1])
+                self._link(a, b, float(link[2]))
+                eid = edge_id(a, b)
+                self._links[eid] = link
+                self._where[eid] = chunk
+
+    # ---- reading -------------------------------------------------------------------------------
+
+    def confidence(self, a: str, b: str) -> float | None:
+        return self._adjacency.get(a, {}).get(b)
+
+    def photos(self, a: str, b: str) -> int:
+        """Distinct photos seen showing the pair (counted up to PHOTOS_KEPT)."""
+        link = self._links.get(edge_id(a, b))
+        return len(link[3]) if link is not None else 0  # type: ignore[arg-type]
+
+    def trusted(self, a: str, b: str, strong: float | None) -> bool:
+        """A pair usable in a chain: any proven pair when `strong` is None; else one with a photo
+        beyond doubt (`vouched` when added: both faces at >= `strong`, or named by its caption), or
+        one that a second photo corroborates."""
+        if strong is None:
+            return self.confidence(a, b) is not None
+        link = self._links.get(edge_id(a, b))
+        if link is None:
+            return False
+        vouched = bool(link[4]) if len(link) > 4 else float(link[2]) >= strong  # type: ignore[arg-type]
+        return vouched or self.photos(a, b) >= 2
+
+    def neighbors(self, key: str) -> dict[str, float]:
+        return self._adjacency.get(key, {})
+
+    def degree(self, key: str) -> int:
+        return len(self._adjacency.get(key, ()))
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._adjacency
+
+    def __len__(self) -> int:
+        return len(self._links)
+
+    def depths(self, root: str, limit: int) -> dict[str, int]:
+        """Edges from `root` to everyone within `limit` (breadth first)."""
+        return {node: depth for node, (depth, _) in self._tree(root, limit).items()}
+
+    def tree_path(self, root: str, node: str, limit: int) -> list[str]:
+        """One shortest chain root..node (person keys), or [] if none within `limit`."""
+        tree = self._tree(root, limit)
+        if node not in tree:
+            return []
+        path = [node]
+        while (parent := tree[path[-1]][1]) is not None:
+            path.append(parent)
+        return path[::-1]
+
+    def chain(
+        self, a: str, b: str, max_hops: int, allowed: Callable[[str, str], bool] | None = None
+    ) -> list[str] | None:
+        """One shortest chain a..b (person keys) of at most max_hops pairs `allowed` accepts, or None."""
+        found: dict[str, str | None] = {a: None}
+        frontier = [a]
+        for _ in range(max_hops):
+            nxt = []
+            for node in frontier:
+                for other in sorted(self._adjacency.get(node, ())):
+                    if other in found or (allowed is not None and not allowed(node, other)):
+                        continue
+                    found[other] = node
+                    if other == b:
+                        path = [b]
+                        while (parent := found[path[-1]]) is not None:
+                            path.append(parent)
+                        return path[::-1]
+                    nxt.append(other)
+            frontier = nxt
+        return None
+
+    def connects(self, a: str, b: str, max_hops: int, strong: float | None = None) -> bool:
+        """Is there a chain a..b of at most max_hops trusted pairs (see `trusted`)?"""
+        return b in self._tree(a, max_hops, strong)
+
+    def _tree(self, root: str, limit: int, strong: float | None = None) -> dict[str, tuple[int, str | None]]:
+        found: dict[str, tuple[int, str | None]] = {root: (0, None)}
+        queue = deque([root])
+        while queue:
+            node = queue.popleft()
+            depth = found[node][0]
+            if depth >= limit:
+                continue
+            for other in sorted(self._adjacency.get(node, ())):
+                if other not in found and (strong is None or self.trusted(node, other, strong)):
+                    found[other] = (depth + 1, node)
+                    queue.append(other)
+        return found
+
+    # ---- writing -------------------------------------------------------------------------------
+
+    def add(self, edge: Edge, *, vouched: bool = True) -> bool:
+        """Keep the strongest photo per pair and count the distinct photos of it; `vouched`: this photo
+        leaves no doubt about either face (the caller's judgement). True if the pair is new (an
+        `evidence` card is due)."""
+        eid = edge_id(edge.a, edge.b)
+        photo = edge.evidence.sha256[:16] or edge.evidence.image_url
+        link = self._links.get(eid)
+        if link is None:
+            self._mem.put_edge(edge)
+            self._link(edge.a, edge.b, edge.confidence)
+            if not self._chunks or len(self._chunks[-1]) >= CHUNK_LINKS:
+                self._chunks.append([])
+            chunk = len(self._chunks) - 1
+            link = [edge.a, edge.b, edge.confidence, [photo], vouched]
+            self._chunks[chunk].append(link)
+            self._links[eid], self._where[eid] = link, chunk
+            self._dirty.add(chunk)
+            return True
+        photos: list[str] = link[3]  # type: ignore[assignment]
+        if photo not in photos and len(photos) < PHOTOS_KEPT:
+            photos.append(photo)
+            self._dirty.add(self._where[eid])
+        if vouched and not (len(link) > 4 and link[4]):
+            link[4:] = [True]
+            self._dirty.add(self._where[eid])
+        if edge.confidence > float(link[2]):  # type: ignore[arg-type]
+            self._mem.put_edge(edge)
+            self._link(edge.a, edge.b, edge.confidence)
+            link[2] = edge.confidence
+            self._dirty.add(self._where[eid])
+        return False
+
+    def flush(self) -> None:
+        for chunk in sorted(self._dirty):
+            self._mem.put_links(f"{_PREFIX}{chunk:05d}", self._chunks[chunk])
+        self._dirty.clear()
+
+    def _link(self, a: str, b: str, confidence: float) -> None:
+        self._adjacency.setdefault(a, {})[b] = confidence
+        self._adjacency.setdefault(b, {})[a] = confidence

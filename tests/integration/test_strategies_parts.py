@@ -1,0 +1,96 @@
+"""The default strategy's parts on their own: the run graph's view, title reading, knob switches."""
+
+from __future__ import annotations
+
+import pytest
+
+from visual_degrees.adapters.sqlite_memory import SqliteMemory
+from visual_degrees.domain.errors import InvalidInput
+from visual_degrees.domain.models import Edge, Evidence
+from visual_degrees.services.run_graph import CHUNK_LINKS, RunGraph
+from visual_degrees.services.run_memory import RunMemory
+from visual_degrees.steps import strategy
+from visual_degrees.steps.titles import names_only
+
+
+def edge(a: str, b: str, confidence: float = 90.0) -> Edge:
+    ev = Evidence(image_url=f"u/{a}-{b}", confidence_a=99.0, confidence_b=confidence, id_a=a, id_b=b)
+    return Edge(a=a, b=b, name_a=a.title(), name_b=b.title(), evidence=ev)
+
+
+@pytest.fixture
+def mem() -> RunMemory:
+    return RunMemory(SqliteMemory(":memory:"), "r1", 1800)
+
+
+def test_the_graph_keeps_the_strongest_photo_per_pair_and_says_when_a_pair_is_new(mem):
+    graph = RunGraph(mem)
+    assert graph.add(edge("a", "b", 85.0)) is True
+    assert graph.add(edge("b", "a", 84.0)) is False  # weaker, either way round: ignored
+    assert graph.add(edge("a", "b", 95.0)) is False  # stronger: kept, but not a new pair
+    assert graph.confidence("b", "a") == 95.0
+    assert mem.edge("a", "b").confidence == 95.0  # the evidence item holds the stronger photo
+
+
+def test_depths_paths_and_connectivity_respect_the_hop_limit(mem):
+    graph = RunGraph(mem)
+    for a, b in [("a", "x"), ("x", "y"), ("y", "b"), ("a", "z")]:
+        graph.add(edge(a, b))
+    assert graph.depths("a", 2) == {"a": 0, "x": 1, "z": 1, "y": 2}
+    assert graph.tree_path("a", "b", 3) == ["a", "x", "y", "b"]
+    assert graph.tree_path("a", "b", 2) == []
+    assert graph.connects("a", "b", 3) and not graph.connects("a", "b", 2)
+    assert graph.degree("a") == 2 and len(graph) == 4
+
+
+def test_a_flushed_graph_is_what_the_next_step_reads_in_bounded_chunks(mem):
+    # Given more links than one chunk item holds
+    graph = RunGraph(mem)
+    for i in range(CHUNK_LINKS + 50):
+        graph.add(edge("hub", f"p{i:04d}"))
+    graph.flush()
+    # Then a fresh view (the next step) sees every link, stored in items of at most CHUNK_LINKS
+    again = RunGraph(mem)
+    assert again.degree("hub") == CHUNK_LINKS + 50
+    chunks = mem.memory.query(mem.pk, "link#")
+    assert len(chunks) == 2 and max(len(c.data["links"]) for c in chunks) <= CHUNK_LINKS
+    # And re-adding a pair it already holds (a re-run step) adds nothing
+    assert again.add(edge("hub", "p0000")) is False
+    assert len(again) == CHUNK_LINKS + 50
+
+
+@pytest.mark.parametrize(
+    ("title", "alone"),
+    [
+        ("Ann Lee at the premiere of Film (2001)", True),
+        ("Ann Lee on the set of Film (2001)", True),
+        ("Ann Lee and Cat Wu at the premiere of Film (2001)", False),
+        ("Ann Lee with Cat Wu on the red carpet", False),
+        ("Cat Wu, Ann Lee and guests at the Gala", False),
+        ("The cast of Film (2001) at its premiere: Ann Lee, Cat Wu and others", False),
+        ("Ann Lee at the premiere of Bread and Roses (2000)", False),  # unsure: recognised
+        ("Ann Lee cast", False),
+        ("Annabel Lee at the premiere of Film (2001)", False),
+        ("", False),
+    ],
+)
+def test_only_a_title_that_reads_as_a_portrait_of_the_person_is_skipped(title, alone):
+    assert names_only(title, ["Ann Lee"]) is alone
+
+
+def test_knob_switches_are_parsed_checked_and_undone():
+    assert strategy.parse_knob_changes("both_ends=off, planner_ranking=on") == {
+        "both_ends": False,
+        "planner_ranking": True,
+    }
+    with pytest.raises(InvalidInput, match="name=on or name=off"):
+        strategy.parse_knob_changes("both_ends")
+    with pytest.raises(InvalidInput, match="unknown strategy knob"):
+        strategy.with_changes("default", {"telepathy": True})
+    with pytest.raises(InvalidInput, match="both_ends needs record_all_edges"):
+        strategy.with_changes("default", {"record_all_edges": False})
+    changed = strategy.with_changes("default", {"both_ends": False})
+    with strategy.overridden("default", changed):
+        assert strategy.knobs_for("default").both_ends is False
+    assert strategy.knobs_for("default").both_ends is True
+    assert strategy.knobs_for("seed") == strategy.KNOBS["seed"]
