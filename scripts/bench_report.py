@@ -20,27 +20,21 @@ import time
 from pathlib import Path
 from typing import Any
 
-from visual_degrees.bench import Bench, BenchConfig, Section, Truth, machine_state, sample_pairs, write_report
+from visual_degrees.bench import (
+    CONTRACT_KEYS,
+    Bench,
+    BenchConfig,
+    Section,
+    Truth,
+    machine_state,
+    sample_pairs,
+    write_report,
+)
 from visual_degrees.bench.report import progress_printer
 from visual_degrees.local.environments import sandbox_environment
 
 WORLDS = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "worlds"
-SHOWN = (
-    "pairs",
-    "solvable",
-    "solved",
-    "success_rate",
-    "false_paths",
-    "mean_cost_usd",
-    "mean_search_calls",
-    "mean_recognition_calls",
-    "mean_llm_calls",
-    "mean_state_transitions",
-    "mean_path_excess",
-    "p50_sim_latency_s",
-    "p95_sim_latency_s",
-    "cpu_ms_p50",
-)
+SHOWN = tuple(k for k in CONTRACT_KEYS if k != "strategy")
 
 
 def bench_world(path: Path, sample: int, seed: int, out: Path) -> dict[str, dict[str, Any]]:

@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from visual_degrees.commands.common import EXIT_FAILED, count, seconds
+from visual_degrees.commands.common import EXIT_FAILED, add_run_options, count, run_options
 
 NAME = "bench"
 HELP = "benchmark a strategy on many pairs, checked against the simulator's ground truth"
@@ -29,18 +29,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=count, default=0, help="seed of the --sample draw")
     parser.add_argument("--web-seed", type=count, default=0, help="seed of the simulated photo web")
     parser.add_argument("--faults", default="", help='fault injection, e.g. "search_5xx=0.1"')
-    parser.add_argument("--strategy", choices=["default", "seed"], default="default")
+    add_run_options(parser)
     parser.add_argument("--knobs", default="", help="switch strategy knobs, e.g. both_ends=off (ablations)")
     parser.add_argument(
         "--shared-memory",
         action="store_true",
         help="one run memory for all pairs (measures reuse across runs; reported as such)",
     )
-    parser.add_argument("--max-hops", type=count, default=6)
-    parser.add_argument("--budget-searches", type=count, default=20)
-    parser.add_argument("--budget-recognitions", type=count, default=120)
-    parser.add_argument("--budget-llm", type=count, default=12)
-    parser.add_argument("--budget-runtime", type=seconds, default=120.0, help="seconds")
     parser.add_argument("--json", action="store_true", help="the figures as one JSON object")
     parser.add_argument("--out", type=Path, help="directory for report.md, plot.png and the runs")
 
@@ -60,18 +55,7 @@ def main(args: argparse.Namespace, state_dir: Path) -> int:
     from visual_degrees.local.environments import sandbox_environment
     from visual_degrees.steps.strategy import parse_knob_changes, with_changes
 
-    options = parse_options(
-        {
-            "maxHops": args.max_hops,
-            "strategy": args.strategy,
-            "budgets": {
-                "searches": args.budget_searches,
-                "recognitions": args.budget_recognitions,
-                "llmCalls": args.budget_llm,
-                "runtimeSeconds": args.budget_runtime,
-            },
-        }
-    )
+    options = parse_options(run_options(args))
     knobs = parse_knob_changes(args.knobs)
     with_changes(args.strategy, knobs)  # an unknown knob is bad input, before anything is loaded
     started = time.perf_counter()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 from pathlib import Path
+from typing import Any
 
 EXIT_PATH, EXIT_FAILED, EXIT_BAD_INPUT, EXIT_NO_PATH, EXIT_CANCELLED = 0, 1, 2, 3, 4
 EXIT_CODES = {"path": EXIT_PATH, "no_path": EXIT_NO_PATH, "error": EXIT_FAILED, "cancelled": EXIT_CANCELLED}
@@ -43,3 +44,28 @@ def add_world_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--world", type=Path, help="world file (cast or JSON lines); default: bundled")
     parser.add_argument("--seed", type=count, default=0, help="seed of the simulated photo web")
     parser.add_argument("--faults", default="", help='fault injection, e.g. "search_5xx=0.1,dead_link=0.05"')
+
+
+def add_run_options(parser: argparse.ArgumentParser) -> None:
+    """--strategy/--max-hops/--budget-*: the per-run options both `run` and `bench` take."""
+    parser.add_argument("--strategy", choices=["default", "seed"], default="default")
+    parser.add_argument("--max-hops", type=count, default=6)
+    parser.add_argument("--budget-searches", type=count, default=20)
+    parser.add_argument("--budget-recognitions", type=count, default=120)
+    parser.add_argument("--budget-llm", type=count, default=12)
+    parser.add_argument("--budget-runtime", type=seconds, default=120.0, help="seconds")
+
+
+def run_options(args: argparse.Namespace, **extra: Any) -> dict[str, Any]:
+    """The options of `add_run_options` as RunOptions fields (validated by domain/requests)."""
+    return {
+        "maxHops": args.max_hops,
+        "strategy": args.strategy,
+        "budgets": {
+            "searches": args.budget_searches,
+            "recognitions": args.budget_recognitions,
+            "llmCalls": args.budget_llm,
+            "runtimeSeconds": args.budget_runtime,
+        },
+        **extra,
+    }

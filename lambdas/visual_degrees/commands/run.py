@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from visual_degrees.commands.common import EXIT_CODES, add_world_options, count, seconds
+from visual_degrees.commands.common import EXIT_CODES, add_run_options, add_world_options, count, run_options
 
 NAME = "run"
 HELP = "investigate a chain from A to B"
@@ -17,30 +17,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("person_b", metavar="B")
     add_world_options(parser)
     parser.add_argument("--providers", choices=["sandbox", "live"], default="sandbox")
-    parser.add_argument("--strategy", choices=["default", "seed"], default="default")
-    parser.add_argument("--max-hops", type=count, default=6)
+    add_run_options(parser)
     parser.add_argument("--images-per-search", type=count, default=5)
     parser.add_argument("--threshold", type=float, default=80.0)
-    parser.add_argument("--budget-searches", type=count, default=20)
-    parser.add_argument("--budget-recognitions", type=count, default=120)
-    parser.add_argument("--budget-llm", type=count, default=12)
-    parser.add_argument("--budget-runtime", type=seconds, default=120.0, help="seconds")
     parser.add_argument("--json", action="store_true", help="events as JSON lines")
 
 
 def options_of(args: argparse.Namespace) -> dict[str, Any]:
-    return {
-        "maxHops": args.max_hops,
-        "imagesPerSearch": args.images_per_search,
-        "threshold": args.threshold,
-        "strategy": args.strategy,
-        "budgets": {
-            "searches": args.budget_searches,
-            "recognitions": args.budget_recognitions,
-            "llmCalls": args.budget_llm,
-            "runtimeSeconds": args.budget_runtime,
-        },
-    }
+    return run_options(args, imagesPerSearch=args.images_per_search, threshold=args.threshold)
 
 
 def main(args: argparse.Namespace, state_dir: Path) -> int:
