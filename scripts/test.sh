@@ -13,4 +13,5 @@ fi
 python3 -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip
 .venv/bin/python -m pip install -q -e '.[dev]'
-exec .venv/bin/python -m pytest "$@"
+# The browser test must run here, not skip.
+VD_REQUIRE_BROWSER=1 exec .venv/bin/python -m pytest "$@"

@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import itertools
 import json
+import os
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import playwright.sync_api as playwright_api
 import pytest
 
 from tests.support.ws_server import Gate, bundled_sandbox, running_server
@@ -18,8 +20,6 @@ from visual_degrees.domain.names import name_key
 from visual_degrees.local.environments import sandbox_environment
 from visual_degrees.sandbox import EXAMPLE_PAIR, FAR_PAIR
 from visual_degrees.services.event_log import EventLog
-
-playwright_api = pytest.importorskip("playwright.sync_api")
 
 pytestmark = pytest.mark.browser
 
@@ -54,7 +54,10 @@ MARKUP_WORLD = [
 @pytest.fixture
 def page(tmp_path: Path) -> Iterator[Any]:
     if shutil.which(CHROMIUM) is None:
-        pytest.skip("Debian chromium is not installed (scripts/test.sh installs it)")
+        missing = "Debian chromium is not installed (scripts/test.sh installs it)"
+        if os.environ.get("VD_REQUIRE_BROWSER") == "1":  # set by scripts/test.sh, so CI cannot skip it
+            pytest.fail(missing)
+        pytest.skip(missing)
     with playwright_api.sync_playwright() as playwright:
         context = playwright.chromium.launch_persistent_context(
             str(tmp_path / "profile"),  # a fresh profile every time
