@@ -145,6 +145,13 @@ def hop_limit() -> ScriptedRun:
     return script.run([*states, "HopLimitReached", S7], "SUCCEEDED")
 
 
+def hop_limit_after_direct_attempt() -> ScriptedRun:
+    """max_hops 1: only A—B itself fits, so when S1 finds no photo of both the Choice stops at once."""
+    script = _Script("hop-limit-direct", max_hops=1)
+    script.ok(S0).ok(S1).ok(S7, stop_reason="hop_limit")
+    return script.run([S0, S1, "S1_Outcome", "HopLimitReached", S7], "SUCCEEDED")
+
+
 def budget_exhausted() -> ScriptedRun:
     script = _Script("budget")
     script.ok(S0).ok(S1).ok(S2, candidates_found=True).ok(S3, selected="grace hopper")
@@ -203,6 +210,7 @@ ALL_RUNS = (
     direct_hit,
     multi_hop_success,
     hop_limit,
+    hop_limit_after_direct_attempt,
     budget_exhausted,
     candidates_exhausted,
     discovery_exhausted,
