@@ -9,13 +9,12 @@ from __future__ import annotations
 from visual_degrees.domain.models import RunState
 from visual_degrees.domain.queries import pair_query
 from visual_degrees.services.context import StepContext
-from visual_degrees.services.observe import Observed, observe
+from visual_degrees.services.observe import Observed
 from visual_degrees.services.scope import RunScope
 from visual_degrees.steps import both_ends
 from visual_degrees.steps.confirm import settle
-from visual_degrees.steps.evidence import budget_flags, find_pair, record
+from visual_degrees.steps.evidence import budget_flags, find_pair, record, search
 from visual_degrees.steps.strategy import knobs_for
-from visual_degrees.steps.titles import not_a_portrait
 
 
 def run(state: RunState, ctx: StepContext) -> RunState:
@@ -37,12 +36,8 @@ def run(state: RunState, ctx: StepContext) -> RunState:
     if target_key is not None:
         target = scope.person(target_key)
         scope.status(f"Bridging {node.name} — {target.name}")
-        observed = observe(
-            scope,
-            pair_query(node.name, target.name),
-            parallel=knobs.parallel_images,
-            shared=knobs.shared_cache,
-            worth=not_a_portrait([node.name, target.name]) if knobs.skip_portraits else None,
+        observed = search(
+            scope, pair_query(node.name, target.name), skip_portraits_of=[node.name, target.name]
         )
         record(scope, observed, frontier=node.key, focus={node.key, target.key})
         if knobs.both_ends:

@@ -14,15 +14,14 @@ from typing import Any
 from visual_degrees.domain.models import RunState
 from visual_degrees.domain.queries import GROUP_FIRST, discovery_query
 from visual_degrees.services.context import StepContext
-from visual_degrees.services.observe import Observed, observe
+from visual_degrees.services.observe import Observed
 from visual_degrees.services.scope import RunScope
 from visual_degrees.steps import both_ends
 from visual_degrees.steps.confirm import settle
-from visual_degrees.steps.evidence import budget_flags, graph_connects, record
+from visual_degrees.steps.evidence import budget_flags, graph_connects, record, search
 from visual_degrees.steps.known_edges import import_known
 from visual_degrees.steps.selection import untried_candidates
 from visual_degrees.steps.strategy import knobs_for
-from visual_degrees.steps.titles import not_a_portrait
 
 
 def run(state: RunState, ctx: StepContext) -> RunState:
@@ -49,13 +48,7 @@ def _one_side(state: RunState, scope: RunScope) -> RunState:
         if query is None:
             break
         scope.status(f"Who appears with {frontier.name}? Searching {query!r}")
-        last = observe(
-            scope,
-            query,
-            parallel=knobs.parallel_images,
-            shared=knobs.shared_cache,
-            worth=not_a_portrait([frontier.name]) if knobs.skip_portraits else None,
-        )
+        last = search(scope, query, skip_portraits_of=[frontier.name])
         record(scope, last, frontier=frontier.key, focus={frontier.key})
         round_no += 1
         searched = True
@@ -77,7 +70,6 @@ def _one_side(state: RunState, scope: RunScope) -> RunState:
 
 
 def _both_ends(state: RunState, scope: RunScope) -> RunState:
-    knobs = knobs_for(state.options.strategy)
     last = Observed()
     reached: bool = graph_connects(scope)
     found = 0
@@ -105,13 +97,7 @@ def _both_ends(state: RunState, scope: RunScope) -> RunState:
             scope.status(
                 f"Who appears with {person.name}? Searching {expansion.query!r}", side=expansion.side
             )
-            last = observe(
-                scope,
-                expansion.query,
-                parallel=knobs.parallel_images,
-                shared=knobs.shared_cache,
-                worth=not_a_portrait([person.name]) if knobs.skip_portraits else None,
-            )
+            last = search(scope, expansion.query, skip_portraits_of=[person.name])
             if not last.exhausted:
                 complete = last.hits < state.options.images_per_search
                 scope.mem.mark_expanded(person.key, expansion.round, hits=last.hits, complete=complete)

@@ -16,9 +16,9 @@ from itertools import pairwise
 
 from visual_degrees.domain.paths import edge_id
 from visual_degrees.domain.queries import pair_query
-from visual_degrees.services.observe import Observed, observe
+from visual_degrees.services.observe import Observed
 from visual_degrees.services.scope import RunScope
-from visual_degrees.steps.evidence import record
+from visual_degrees.steps.evidence import record, search
 from visual_degrees.steps.strategy import knobs_for, strong_confidence
 
 MAX_CONFIRMATIONS = 3  # pair searches one step may spend confirming weak pairs
@@ -45,9 +45,7 @@ def settle(scope: RunScope, tag: str, *, claimed: bool = False) -> tuple[bool, O
             break
         x, y = (scope.person(k) for k in pick)
         scope.status(f"Confirming {x.name} — {y.name}: looking for a second photo of them together")
-        last = observe(
-            scope, pair_query(x.name, y.name), parallel=knobs.parallel_images, shared=knobs.shared_cache
-        )
+        last = search(scope, pair_query(x.name, y.name))
         record(scope, last, frontier=None, focus={x.key, y.key})
         if not scope.graph.trusted(x.key, y.key, strong):
             scope.mem.doubt(x.key, y.key)

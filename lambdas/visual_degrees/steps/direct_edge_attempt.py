@@ -8,13 +8,12 @@ from __future__ import annotations
 from visual_degrees.domain.models import RunState
 from visual_degrees.domain.queries import pair_query
 from visual_degrees.services.context import StepContext
-from visual_degrees.services.observe import Observed, observe
+from visual_degrees.services.observe import Observed
 from visual_degrees.services.scope import RunScope
 from visual_degrees.steps.confirm import settle
-from visual_degrees.steps.evidence import budget_flags, find_pair, record
+from visual_degrees.steps.evidence import budget_flags, find_pair, record, search
 from visual_degrees.steps.known_edges import chain_in_memory
 from visual_degrees.steps.strategy import knobs_for
-from visual_degrees.steps.titles import not_a_portrait
 
 
 def run(state: RunState, ctx: StepContext) -> RunState:
@@ -24,13 +23,7 @@ def run(state: RunState, ctx: StepContext) -> RunState:
     if knobs.evidence_graph and scope.decide("remembered", lambda: chain_in_memory(scope)):
         scope.status(f"Earlier runs already proved a chain from {a.name} to {b.name}")
         return state.advanced(reached=True, **budget_flags(scope, Observed()))
-    observed = observe(
-        scope,
-        pair_query(a.name, b.name),
-        parallel=knobs.parallel_images,
-        shared=knobs.shared_cache,
-        worth=not_a_portrait([a.name, b.name]) if knobs.skip_portraits else None,
-    )
+    observed = search(scope, pair_query(a.name, b.name), skip_portraits_of=[a.name, b.name])
     record(scope, observed, frontier=a.key, focus={a.key, b.key})
     direct = find_pair(scope, observed, a.key, b.key)
     if direct is not None:

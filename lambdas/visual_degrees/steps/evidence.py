@@ -7,10 +7,18 @@ from itertools import combinations
 
 from visual_degrees.domain.models import Edge, Evidence, Face
 from visual_degrees.domain.paths import edge_id
-from visual_degrees.services.observe import Observation, Observed
+from visual_degrees.services.observe import Observation, Observed, observe
 from visual_degrees.services.scope import RunScope
 from visual_degrees.steps.strategy import knobs_for, strong_confidence
-from visual_degrees.steps.titles import mentions
+from visual_degrees.steps.titles import mentions, not_a_portrait
+
+
+def search(scope: RunScope, query: str, *, skip_portraits_of: Collection[str] = ()) -> Observed:
+    """observe() as the run's strategy has it: concurrent recognition, the cross-run cache, and (for
+    discovery and bridging) no paid recognition of results titled as portraits of those named."""
+    knobs = knobs_for(scope.options.strategy)
+    worth = not_a_portrait(list(skip_portraits_of)) if knobs.skip_portraits and skip_portraits_of else None
+    return observe(scope, query, parallel=knobs.parallel_images, shared=knobs.shared_cache, worth=worth)
 
 
 def evidence_of(obs: Observation, a: Face | None, b: Face) -> Evidence:

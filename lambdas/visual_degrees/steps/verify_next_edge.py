@@ -5,10 +5,10 @@ from __future__ import annotations
 from visual_degrees.domain.models import Edge, RunState
 from visual_degrees.domain.queries import discovery_query, pair_query
 from visual_degrees.services.context import StepContext
-from visual_degrees.services.observe import Observed, observe
+from visual_degrees.services.observe import Observed
 from visual_degrees.services.scope import RunScope
 from visual_degrees.steps.confirm import settle
-from visual_degrees.steps.evidence import budget_flags, find_pair, record
+from visual_degrees.steps.evidence import budget_flags, find_pair, record, search
 from visual_degrees.steps.selection import untried_candidates
 from visual_degrees.steps.strategy import knobs_for
 
@@ -34,7 +34,7 @@ def run(state: RunState, ctx: StepContext) -> RunState:
         plan = scope.mem.plan(frontier.key, state.round) or {}
         query = plan.get("queries", {}).get(candidate.key) or pair_query(frontier.name, candidate.name)
         scope.status(f"Verifying {frontier.name} — {candidate.name}: searching {query!r}")
-        observed = observe(scope, query, parallel=knobs.parallel_images, shared=knobs.shared_cache)
+        observed = search(scope, query)
         record(scope, observed, frontier=frontier.key, focus={frontier.key, candidate.key})
         edge = find_pair(scope, observed, frontier.key, candidate.key)
     verified = edge is not None
