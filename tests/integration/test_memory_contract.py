@@ -916,7 +916,7 @@ def test_dynamodb_default_client_is_built_lazily_with_standard_retries(
     # Given no client / When the store is made / Then no client exists until one is needed
     monkeypatch.setenv("AWS_DEFAULT_REGION", "eu-west-1")
     memory = DynamoDbMemory("runs")
-    assert memory._client is None
+    assert not memory._clients.built
     client = memory.client
     assert client.meta.region_name == "eu-west-1"
     assert client.meta.config.retries["mode"] == "standard"

@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import json
 import math
-import threading
 import time
 from collections.abc import Callable
 from typing import Any
 
 from botocore.exceptions import BotoCoreError, ClientError
 
+from visual_degrees.adapters.aws_clients import LazyClient
 from visual_degrees.adapters.aws_errors import domain_error
 from visual_degrees.constants import (
     CONNECTIONS_BY_RUN_INDEX,
@@ -46,19 +46,12 @@ class DynamoDbConnections:
         self, table_name: str, *, client: Any | None = None, now: Callable[[], float] = time.time
     ) -> None:
         self._table = table_name
-        self._client = client
+        self._clients = LazyClient("dynamodb", client, retries=RETRY_CONFIG)
         self._now = now
-        self._lock = threading.Lock()
 
     @property
     def client(self) -> Any:
-        with self._lock:
-            if self._client is None:
-                import boto3
-                from botocore.config import Config
-
-                self._client = boto3.client("dynamodb", config=Config(retries=RETRY_CONFIG))
-            return self._client
+        return self._clients.get()
 
     # ---- connections ------------------------------------------------------------------------
 

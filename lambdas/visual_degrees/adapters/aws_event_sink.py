@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import json
 import logging
-import threading
 from collections.abc import Mapping
 from typing import Any, Protocol
 
 from botocore.exceptions import BotoCoreError, ClientError
 
+from visual_degrees.adapters.aws_clients import LazyClient
 from visual_degrees.adapters.aws_errors import error_code
 from visual_degrees.domain.errors import ConfigurationError, VisualDegreesError
 from visual_degrees.domain.models import RunEvent
@@ -49,22 +49,13 @@ class ConnectionPusher:
         connection; its items then expire with their TTL."""
         self._endpoint = endpoint
         self._connections = connections
-        self._client = client
-        self._lock = threading.Lock()
+        self._clients = LazyClient("apigatewaymanagementapi", client, endpoint_url=endpoint, **CLIENT_CONFIG)
 
     @property
     def client(self) -> Any:
-        with self._lock:
-            if self._client is None:
-                if not self._endpoint:
-                    raise ConfigurationError("this function cannot push (VD_WEBSOCKET_ENDPOINT is not set)")
-                import boto3
-                from botocore.config import Config
-
-                self._client = boto3.client(
-                    "apigatewaymanagementapi", endpoint_url=self._endpoint, config=Config(**CLIENT_CONFIG)
-                )
-            return self._client
+        if not self._clients.built and not self._endpoint:
+            raise ConfigurationError("this function cannot push (VD_WEBSOCKET_ENDPOINT is not set)")
+        return self._clients.get()
 
     def send(self, connection_id: str, message: Mapping[str, Any]) -> bool:
         """Deliver `message`; False if the connection is gone (and now forgotten) or could not be

@@ -7,11 +7,11 @@ name its execution before the execution exists (startRun writes the record first
 from __future__ import annotations
 
 import json
-import threading
 from typing import Any
 
 from botocore.exceptions import BotoCoreError, ClientError
 
+from visual_degrees.adapters.aws_clients import LazyClient
 from visual_degrees.adapters.aws_errors import domain_error, error_code
 from visual_degrees.domain.errors import ConditionFailed, ConfigurationError
 
@@ -24,18 +24,11 @@ class StepFunctionsExecutions:
 
     def __init__(self, state_machine_arn: str | None, *, client: Any | None = None) -> None:
         self._arn = state_machine_arn
-        self._client = client
-        self._lock = threading.Lock()
+        self._clients = LazyClient("stepfunctions", client, retries=RETRY_CONFIG)
 
     @property
     def client(self) -> Any:
-        with self._lock:
-            if self._client is None:
-                import boto3
-                from botocore.config import Config
-
-                self._client = boto3.client("stepfunctions", config=Config(retries=RETRY_CONFIG))
-            return self._client
+        return self._clients.get()
 
     def _machine(self) -> str:
         if not self._arn:

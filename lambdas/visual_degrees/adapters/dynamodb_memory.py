@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 from botocore.exceptions import BotoCoreError, ClientError, NoCredentialsError, NoRegionError
 
 from visual_degrees.adapters import memory_rules as rules
+from visual_degrees.adapters.aws_clients import LazyClient
 from visual_degrees.constants import (
     COUNTERS_ATTRIBUTE_PREFIX,
     DATA_ATTRIBUTE,
@@ -96,17 +97,13 @@ class DynamoDbMemory:
         now: Callable[[], float] = time.time,
     ) -> None:
         self._table = table_name
-        self._client = client
+        self._clients = LazyClient("dynamodb", client, retries=RETRY_CONFIG)
         self._now = now
 
     @property
     def client(self) -> DynamoDBClient:
-        if self._client is None:
-            import boto3
-            from botocore.config import Config
-
-            self._client = boto3.client("dynamodb", config=Config(retries=RETRY_CONFIG))
-        return self._client
+        client: DynamoDBClient = self._clients.get()
+        return client
 
     # ---- reads ------------------------------------------------------------------------------
 
