@@ -40,6 +40,7 @@ class SandboxEnvironment:
                 fetcher=sandbox.fetcher,
                 recognizer=sandbox.recognizer,
                 planner=sandbox.planner,
+                web=self.web.identity,
             ),
             clock=clock,
             sleep=clock.advance,  # retry back-off passes in simulated time

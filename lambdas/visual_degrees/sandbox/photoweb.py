@@ -124,6 +124,14 @@ class PhotoWeb:
         with collector_paused():
             self._build()
 
+    @cached_property
+    def identity(self) -> str:
+        """Which photo web this is: evidence and provider answers from one web are never used in
+        another (another world, seed or photo model has other photos behind the same URLs)."""
+        return "sandbox-" + format(
+            stable_hash("web", self.world.fingerprint, self.seed, repr(self.params), repr(self.noise)), "016x"
+        )
+
     # ---- generation ------------------------------------------------------------------------------
 
     def _build(self) -> None:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from array import array
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -114,6 +115,19 @@ class World:
         for lineno, (title, people) in enumerate(events, 1):
             builder.add(lineno, title, people)
         return builder.build()
+
+    @cached_property
+    def fingerprint(self) -> str:
+        """A digest of the world's content (events and who is in them), whatever file it came from:
+        two files with the same content are one world; any change makes another."""
+        digest = hashlib.blake2b(digest_size=12)
+        digest.update("\x1e".join(self.titles).encode("utf-8"))
+        digest.update(b"\x1d")
+        digest.update("\x1e".join(self.raws).encode("utf-8"))
+        for people in self.members:
+            digest.update(array("I", people).tobytes())
+            digest.update(b"\x1d")
+        return digest.hexdigest()
 
     # ---- people --------------------------------------------------------------------------------
 

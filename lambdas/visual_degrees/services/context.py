@@ -26,6 +26,9 @@ class Providers:
     fetcher: ImageFetcher
     recognizer: CelebrityRecognizer
     planner: Planner | None = None  # None: always the deterministic fallback
+    # The photo web these providers observe ("live", or one sandbox world and seed). Evidence and
+    # provider answers kept across runs belong to it: a photo of one web proves nothing in another.
+    web: str = "live"
 
 
 @dataclass

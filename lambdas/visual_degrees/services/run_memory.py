@@ -11,7 +11,8 @@ item.
 `SharedMemory` is what outlives a run, in the same store under its own keys: provider answers
 (search results, an image URL's sha256, the faces found in an image by sha256) and the evidence graph
 (every verified pair with its photo), so a question asked again, or overlapping an earlier one, does
-not pay twice.
+not pay twice. All of it is scoped to one photo web (`Providers.web`): a photo proves a link only in
+the web it was found in.
 """
 
 from __future__ import annotations
@@ -284,39 +285,42 @@ class SharedMemory:
     FACES_TTL = 30 * 24 * 3600
     EVIDENCE_TTL = 30 * 24 * 3600
 
-    def __init__(self, memory: Memory) -> None:
+    def __init__(self, memory: Memory, web: str) -> None:
         self.memory = memory
+        # Every key carries the photo web's digest: one memory may serve several webs (sandbox
+        # worlds and seeds, or the live web), and their answers must never mix.
+        self.prefix = f"shared#{_digest(web)[:16]}#"
 
     def _get(self, pk: str) -> dict[str, Any] | None:
-        item = self.memory.get(pk, "v")
+        item = self.memory.get(self.prefix + pk, "v")
         return item.data if item else None
 
     def _put(self, pk: str, data: dict[str, Any], ttl: int) -> None:
-        self.memory.put(Put(pk, "v", data, ttl))
+        self.memory.put(Put(self.prefix + pk, "v", data, ttl))
 
     def search(self, query: str, count: int) -> list[ImageHit] | None:
-        data = self._get(f"shared#search#{_digest(f'{count}|{query}')}")
+        data = self._get(f"search#{_digest(f'{count}|{query}')}")
         return None if data is None else [ImageHit.model_validate(h) for h in data["hits"]]
 
     def cache_search(self, query: str, count: int, hits: list[ImageHit]) -> None:
         self._put(
-            f"shared#search#{_digest(f'{count}|{query}')}",
+            f"search#{_digest(f'{count}|{query}')}",
             {"hits": [h.dump() for h in hits]},
             self.SEARCH_TTL,
         )
 
     def fetch(self, url: str) -> dict[str, Any] | None:
-        return self._get(f"shared#fetch#{_digest(url)}")
+        return self._get(f"fetch#{_digest(url)}")
 
     def cache_fetch(self, url: str, outcome: dict[str, Any]) -> None:
-        self._put(f"shared#fetch#{_digest(url)}", outcome, self.FETCH_TTL)
+        self._put(f"fetch#{_digest(url)}", outcome, self.FETCH_TTL)
 
     def faces(self, sha256: str) -> list[Face] | None:
-        data = self._get(f"shared#faces#{sha256}")
+        data = self._get(f"faces#{sha256}")
         return None if data is None else [Face.model_validate(f) for f in data["faces"]]
 
     def cache_faces(self, sha256: str, faces: list[Face]) -> None:
-        self._put(f"shared#faces#{sha256}", {"faces": [f.dump() for f in faces]}, self.FACES_TTL)
+        self._put(f"faces#{sha256}", {"faces": [f.dump() for f in faces]}, self.FACES_TTL)
 
     # ---- the evidence graph: one item per (person, neighbour), both directions ----------------
 
@@ -340,7 +344,9 @@ class SharedMemory:
             },
         }
         for data in (forward, backward):
-            self.memory.put(Put(f"shared#graph#{data['a']}", f"to#{data['b']}", data, self.EVIDENCE_TTL))
+            self.memory.put(
+                Put(f"{self.prefix}graph#{data['a']}", f"to#{data['b']}", data, self.EVIDENCE_TTL)
+            )
 
     def known_edges(self, key: str, limit: int | None = None) -> list[Edge]:
         """Verified edges from earlier runs touching `key`, each oriented from it."""
@@ -348,4 +354,4 @@ class SharedMemory:
 
     def known_links(self, key: str, limit: int | None = None) -> list[dict[str, Any]]:
         """The same, unparsed (walking the graph needs only the far ends)."""
-        return [i.data for i in self.memory.query(f"shared#graph#{key}", "to#", limit=limit)]
+        return [i.data for i in self.memory.query(f"{self.prefix}graph#{key}", "to#", limit=limit)]

@@ -24,7 +24,7 @@ class RunScope:
         self.mem = RunMemory(ctx.memory, state.run_id, ttl)
         self.budget = Budget(ctx.memory, state.run_id, state.options.budgets, ctx.costs, ttl)
         self.log = EventLog(ctx.memory, ctx.sink, ttl_seconds=ttl)
-        self.shared = SharedMemory(ctx.memory)
+        self.shared = SharedMemory(ctx.memory, ctx.providers.web)
         self._emitted = 0
         self._graph: RunGraph | None = None
         self._pins: dict[str, str] = {}  # a pin never changes once written, so it may be cached

@@ -21,6 +21,7 @@ def run(state: RunState, ctx: StepContext) -> RunState:
             "options": state.options.dump(),
             "createdAt": now,
             "status": "running",
+            "web": ctx.providers.web,
         }
     )
     # A re-run keeps the first attempt's start: the runtime budget counts from there.

@@ -195,3 +195,17 @@ def test_distances_and_solvability(default_world, default_web):
     assert default_web.solvable(name_a, name_b, max_hops=far[b])
     assert not default_web.solvable(name_a, name_b, max_hops=far[b] - 1)
     assert default_web.distance(default_world.celebrity_id(a), default_world.celebrity_id(b)) == far[b]
+
+
+def test_a_web_is_identified_by_its_worlds_content_its_seed_and_its_model():
+    from visual_degrees.sandbox import World
+    from visual_degrees.sandbox.noise import NoiseModel
+
+    events = [("Film (2001)", ["Lee, Ann", "Ray, Bob"]), ("Other (2002)", ["Ray, Bob", "Wu, Cat"])]
+    one = PhotoWeb(World.from_events(events, source="a.txt"), 0)
+    same_content = PhotoWeb(World.from_events(events, source="b.txt"), 0)
+    other_seed = PhotoWeb(World.from_events(events), 1)
+    other_people = PhotoWeb(World.from_events([*events[:1], ("Other (2002)", ["Ray, Bob", "Fox, Eve"])]), 0)
+    other_noise = PhotoWeb(World.from_events(events), 0, noise=NoiseModel(lookalike_above_80=0.5))
+    assert one.identity == same_content.identity
+    assert len({one.identity, other_seed.identity, other_people.identity, other_noise.identity}) == 4
