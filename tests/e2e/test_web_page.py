@@ -6,15 +6,13 @@ from __future__ import annotations
 
 import itertools
 import json
-import os
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import playwright.sync_api as playwright_api
 import pytest
 
+from tests.e2e.browser import artifact, open_page, wait_for_seq
 from tests.support.ws_server import Gate, bundled_sandbox, running_server
 from visual_degrees.domain.names import name_key
 from visual_degrees.local.environments import sandbox_environment
@@ -22,21 +20,6 @@ from visual_degrees.sandbox import EXAMPLE_PAIR, FAR_PAIR
 from visual_degrees.services.event_log import EventLog
 
 pytestmark = pytest.mark.browser
-
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--no-first-run",
-    "--disable-sync",
-    "--disable-quic",
-]
-ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts"
-STEP_TIMEOUT_MS = 15_000  # a deadlock guard for each wait, never a timing assertion
-# wait_for_function gets functions, never bare expressions: Playwright evals those in the page, which
-# the page's Content-Security-Policy (no 'unsafe-eval') rightly forbids.
 
 MARKUP_WORLD = [
     {
@@ -53,36 +36,8 @@ MARKUP_WORLD = [
 
 @pytest.fixture
 def page(tmp_path: Path) -> Iterator[Any]:
-    if shutil.which(CHROMIUM) is None:
-        missing = "Debian chromium is not installed (scripts/test.sh installs it)"
-        if os.environ.get("VD_REQUIRE_BROWSER") == "1":  # set by scripts/test.sh, so CI cannot skip it
-            pytest.fail(missing)
-        pytest.skip(missing)
-    with playwright_api.sync_playwright() as playwright:
-        context = playwright.chromium.launch_persistent_context(
-            str(tmp_path / "profile"),  # a fresh profile every time
-            executable_path=CHROMIUM,
-            headless=True,
-            args=CHROMIUM_ARGS,
-            viewport={"width": 1280, "height": 1000},
-        )
-        try:
-            tab = context.new_page()
-            tab.set_default_timeout(STEP_TIMEOUT_MS)
-            errors: list[str] = []
-            tab.on("pageerror", lambda exc: errors.append(str(exc)))
-            yield tab
-            assert errors == [], f"the page raised: {errors}"
-        finally:
-            context.close()
-
-
-def wait_for_seq(page: Any, seq: int) -> None:
-    page.wait_for_function(
-        "seq => window.visualDegrees.connected && window.visualDegrees.run && "
-        "!window.visualDegrees.run.resyncing && window.visualDegrees.run.lastSeq === seq",
-        arg=seq,
-    )
+    with open_page(tmp_path / "profile") as tab:  # a fresh profile every time
+        yield tab
 
 
 def test_a_run_from_the_form_to_the_highlighted_path_survives_a_dropped_connection(
@@ -119,7 +74,7 @@ def test_a_run_from_the_form_to_the_highlighted_path_survives_a_dropped_connecti
         page.wait_for_selector("#result:not([hidden])")
         events = log.read(run_id)
         wait_for_seq(page, events[-1].seq)
-        page.screenshot(path=str(_artifact("web_page_example_pair.png")), full_page=True)
+        page.screenshot(path=str(artifact("web_page_example_pair.png")), full_page=True)
 
         # Then it resumed with its run token from the first event it had not seen
         assert {"action": "subscribe", "runId": run_id, "fromSeq": seen + 1} in [
@@ -130,7 +85,7 @@ def test_a_run_from_the_form_to_the_highlighted_path_survives_a_dropped_connecti
         final = events[-1]
         assert final.type == "final"
         assert page.text_content("#result-title") == " → ".join(final.data["path"])
-        hops = page.query_selector_all("#path li")
+        hops = page.query_selector_all("#path > li")
         assert len(hops) == final.data["hops"]
         for hop, edge in zip(hops, final.data["edges"], strict=True):
             text = hop.inner_text()
@@ -142,13 +97,20 @@ def test_a_run_from_the_form_to_the_highlighted_path_survives_a_dropped_connecti
             assert image.evaluate("img => img.complete && img.naturalWidth > 0")
         summary = page.text_content("#result-summary")
         assert f"{final.data['bottleneckConfidence']:.1f}%" in summary
-        # And each link with evidence has exactly one card (the replay added none twice): every
-        # `evidence` event's, and every link of the path
-        pairs = page.eval_on_selector_all("#cards .card", "cards => cards.map(c => c.dataset.pair)")
-        evidence = {_pair(e.data["fromKey"], e.data["toKey"]) for e in events if e.type == "evidence"}
+        # And each photo has exactly one card (the replay added none twice), and every link with
+        # evidence, and every link of the path, is listed on the card of a photo that proves it
+        cards = page.eval_on_selector_all(
+            "#cards .card", "cards => cards.map(c => [c.dataset.photo, JSON.parse(c.dataset.links)])"
+        )
+        photos = [photo for photo, _links in cards]
+        evidence = [e.data for e in events if e.type == "evidence"]
+        path_photos = {edge["evidence"]["imageUrl"] for edge in final.data["edges"]}
+        assert len(photos) == len(set(photos))
+        assert set(photos) == {e["imageUrl"] for e in evidence} | path_photos
+        listed = {link for _photo, links in cards for link in links}
+        assert {_pair(e["fromKey"], e["toKey"]) for e in evidence} <= listed
         on_path = {_pair(name_key(a), name_key(b)) for a, b in itertools.pairwise(final.data["path"])}
-        assert len(pairs) == len(set(pairs))
-        assert set(pairs) == evidence | on_path
+        assert on_path <= listed
         # And the graph highlights the path: its people and its links
         assert len(page.query_selector_all("#graph .node.on-path")) == len(final.data["path"])
         assert len(page.query_selector_all("#graph .edge.on-path")) == final.data["hops"]
@@ -176,7 +138,7 @@ def test_no_path_is_explained_and_cancel_stops_a_run(tmp_path: Path, page: Any) 
         assert no_path.type == "no_path"
         assert no_path.data["message"] in page.text_content("#result-message")
         assert "hop limit" in page.text_content("#result-message")
-        assert page.query_selector_all("#path li") == []
+        assert page.query_selector_all("#path > li") == []
 
         # When the user starts another run and presses Cancel while it is held between states
         gate.close()
@@ -219,13 +181,17 @@ def test_names_with_markup_are_shown_as_text(tmp_path: Path, page: Any) -> None:
         page.fill("#person-a", ada)
         page.click("#start")
         page.wait_for_selector("#result:not([hidden])")
-        page.screenshot(path=str(_artifact("web_page_markup_names.png")), full_page=True)
+        page.screenshot(path=str(artifact("web_page_markup_names.png")), full_page=True)
 
         # Then every name is shown literally, and none of it ran or became an element
         assert page.text_content("#result-title").startswith(ada)
         assert page.text_content("#result-title").endswith(dee)
-        labels = page.eval_on_selector_all("#graph text", "ts => ts.map(t => t.textContent)")
-        assert ada in labels and dee in labels
+        titles = page.eval_on_selector_all("#graph .node title", "ts => ts.map(t => t.textContent)")
+        assert ada in titles and dee in titles
+        labels = page.eval_on_selector_all(
+            "#graph text.label", "ts => ts.map(t => t.textContent.replace(/ /g, ''))"
+        )
+        assert ada.replace(" ", "") in labels and dee.replace(" ", "") in labels  # a name may take two lines
         assert ada in page.inner_text("#path") and ada in page.inner_text("#cards")
         assert page.evaluate("window.__pwned") is None
         injected = "main script, main b, main i, main img[src='x'], #graph foreignObject"
@@ -256,8 +222,3 @@ def _record_subscribe(frame: Any, subscribes: list[dict[str, Any]]) -> None:
         return
     if isinstance(message, dict) and message.get("action") == "subscribe":
         subscribes.append(message)
-
-
-def _artifact(name: str) -> Path:
-    ARTIFACTS.mkdir(exist_ok=True)
-    return ARTIFACTS / name

@@ -1,0 +1,84 @@
+"""Debian's chromium through Playwright (never a downloaded browser), for the page's tests.
+
+Without /usr/bin/chromium a test skips, unless VD_REQUIRE_BROWSER=1 (scripts/test.sh, and so CI, set
+it): then it fails, so a missing browser can never pass for a green run."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import playwright.sync_api as playwright_api
+import pytest
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+    "--disable-sync",
+    "--disable-quic",
+]
+ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts"
+STEP_TIMEOUT_MS = 15_000  # a deadlock guard for each wait, never a timing assertion
+# wait_for_function gets functions, never bare expressions: Playwright evals those in the page, which
+# the page's Content-Security-Policy (no 'unsafe-eval') rightly forbids.
+
+DESKTOP: dict[str, Any] = {"viewport": {"width": 1280, "height": 1000}}
+PHONE: dict[str, Any] = {
+    "viewport": {"width": 390, "height": 844},
+    "device_scale_factor": 2,
+    "is_mobile": True,
+    "has_touch": True,
+}
+
+
+def require_chromium() -> None:
+    if shutil.which(CHROMIUM) is None:
+        missing = "Debian chromium is not installed (scripts/test.sh installs it)"
+        if os.environ.get("VD_REQUIRE_BROWSER") == "1":
+            pytest.fail(missing)
+        pytest.skip(missing)
+
+
+@contextmanager
+def open_page(profile: Path, device: dict[str, Any] | None = None) -> Iterator[Any]:
+    """A tab in a fresh headless chromium profile; fails the test if the page raised anything."""
+    require_chromium()
+    with playwright_api.sync_playwright() as playwright:
+        context = playwright.chromium.launch_persistent_context(
+            str(profile),
+            executable_path=CHROMIUM,
+            headless=True,
+            args=CHROMIUM_ARGS,
+            **(device or DESKTOP),
+        )
+        try:
+            tab = context.new_page()
+            tab.set_default_timeout(STEP_TIMEOUT_MS)
+            errors: list[str] = []
+            tab.on("pageerror", lambda exc: errors.append(str(exc)))
+            yield tab
+            assert errors == [], f"the page raised: {errors}"
+        finally:
+            context.close()
+
+
+def wait_for_seq(page: Any, seq: int) -> None:
+    """Until the page has shown every event up to `seq`, connected and not catching up."""
+    page.wait_for_function(
+        "seq => window.visualDegrees.connected && window.visualDegrees.run && "
+        "!window.visualDegrees.run.resyncing && window.visualDegrees.run.lastSeq === seq",
+        arg=seq,
+    )
+
+
+def artifact(name: str) -> Path:
+    ARTIFACTS.mkdir(exist_ok=True)
+    return ARTIFACTS / name
