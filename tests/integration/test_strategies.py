@@ -15,12 +15,13 @@ import pytest
 
 from tests.support.fakes import FakeWeb, ListSink, ManualClock, ScriptedPlanner, face
 from visual_degrees.adapters.sqlite_memory import SqliteMemory
+from visual_degrees.domain import strategy
 from visual_degrees.domain.models import Face, FetchedImage, ImageHit, RunOptions, RunState
 from visual_degrees.domain.planning import PlannerReply
 from visual_degrees.local.runner import LocalRunner, RunEnvironment
 from visual_degrees.sandbox import VirtualClock
 from visual_degrees.services.context import Providers
-from visual_degrees.steps import execute, strategy
+from visual_degrees.steps import execute
 
 ANN, BOB, CAT, DAN, EVE = "Ann Lee", "Bob Ray", "Cat Wu", "Dan Oz", "Eve Fox"
 

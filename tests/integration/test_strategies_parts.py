@@ -5,12 +5,12 @@ from __future__ import annotations
 import pytest
 
 from visual_degrees.adapters.sqlite_memory import SqliteMemory
+from visual_degrees.domain import strategy
 from visual_degrees.domain.errors import InvalidInput
 from visual_degrees.domain.models import Edge, Evidence
+from visual_degrees.domain.titles import names_only
 from visual_degrees.services.run_graph import CHUNK_LINKS, RunGraph
 from visual_degrees.services.run_memory import RunMemory
-from visual_degrees.steps import strategy
-from visual_degrees.steps.titles import names_only
 
 
 def edge(a: str, b: str, confidence: float = 90.0) -> Edge:

@@ -17,6 +17,7 @@ from visual_degrees.adapters.sqlite_memory import SqliteMemory
 from visual_degrees.bench.metrics import RunRecord, summarize
 from visual_degrees.bench.pairs import BenchPair
 from visual_degrees.bench.truth import Truth
+from visual_degrees.domain import strategy as strategies
 from visual_degrees.domain.costs import DEFAULT_COSTS
 from visual_degrees.domain.models import RunOptions, Strategy
 from visual_degrees.local.definition import load_definition
@@ -26,7 +27,6 @@ from visual_degrees.ports import Clock
 from visual_degrees.services.budget import Budget
 from visual_degrees.services.event_log import run_pk
 from visual_degrees.services.observe import CACHE_TALLY
-from visual_degrees.steps import strategy as strategies
 
 Progress = Callable[[int, int, RunRecord], None]
 

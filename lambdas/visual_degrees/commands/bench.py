@@ -52,8 +52,8 @@ def main(args: argparse.Namespace, state_dir: Path) -> int:
     )
     from visual_degrees.bench.report import progress_printer, write_report
     from visual_degrees.domain.requests import parse_options
+    from visual_degrees.domain.strategy import parse_knob_changes, with_changes
     from visual_degrees.local.environments import sandbox_environment
-    from visual_degrees.steps.strategy import parse_knob_changes, with_changes
 
     options = parse_options(run_options(args))
     knobs = parse_knob_changes(args.knobs)

@@ -8,13 +8,13 @@ from __future__ import annotations
 
 from visual_degrees.domain.models import RunState
 from visual_degrees.domain.queries import pair_query
+from visual_degrees.domain.strategy import knobs_for
+from visual_degrees.services import both_ends
+from visual_degrees.services.confirm import settle
 from visual_degrees.services.context import StepContext
+from visual_degrees.services.evidence import budget_flags, find_pair, record, search
 from visual_degrees.services.observe import Observed
 from visual_degrees.services.scope import RunScope
-from visual_degrees.steps import both_ends
-from visual_degrees.steps.confirm import settle
-from visual_degrees.steps.evidence import budget_flags, find_pair, record, search
-from visual_degrees.steps.strategy import knobs_for
 
 
 def run(state: RunState, ctx: StepContext) -> RunState:

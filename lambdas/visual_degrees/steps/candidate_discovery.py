@@ -13,15 +13,15 @@ from typing import Any
 
 from visual_degrees.domain.models import RunState
 from visual_degrees.domain.queries import GROUP_FIRST, discovery_query
+from visual_degrees.domain.strategy import knobs_for
+from visual_degrees.services import both_ends
+from visual_degrees.services.confirm import settle
 from visual_degrees.services.context import StepContext
+from visual_degrees.services.evidence import budget_flags, graph_connects, record, search
+from visual_degrees.services.known_edges import import_known
 from visual_degrees.services.observe import Observed
 from visual_degrees.services.scope import RunScope
-from visual_degrees.steps import both_ends
-from visual_degrees.steps.confirm import settle
-from visual_degrees.steps.evidence import budget_flags, graph_connects, record, search
-from visual_degrees.steps.known_edges import import_known
-from visual_degrees.steps.selection import untried_candidates
-from visual_degrees.steps.strategy import knobs_for
+from visual_degrees.services.selection import untried_candidates
 
 
 def run(state: RunState, ctx: StepContext) -> RunState:

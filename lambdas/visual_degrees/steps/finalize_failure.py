@@ -5,8 +5,8 @@ from __future__ import annotations
 from visual_degrees.domain.models import RunState
 from visual_degrees.domain.paths import graph_payload
 from visual_degrees.services.context import StepContext
+from visual_degrees.services.evidence import shown_edges
 from visual_degrees.services.scope import RunScope
-from visual_degrees.steps.evidence import shown_edges
 
 REASONS = {
     "hop_limit": "No chain within {max_hops} hops: every further link would make the chain too long.",

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from visual_degrees.domain.models import RunState
 from visual_degrees.domain.paths import best_path, final_payload
+from visual_degrees.domain.strategy import knobs_for, strong_confidence
 from visual_degrees.services.context import StepContext
+from visual_degrees.services.evidence import announce, shown_edges
 from visual_degrees.services.scope import RunScope
-from visual_degrees.steps.evidence import announce, shown_edges
-from visual_degrees.steps.strategy import knobs_for, strong_confidence
 
 
 def run(state: RunState, ctx: StepContext) -> RunState:

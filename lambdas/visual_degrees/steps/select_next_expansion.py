@@ -13,7 +13,7 @@ from visual_degrees.domain.names import name_key
 from visual_degrees.domain.planning import PlannerContext
 from visual_degrees.services.context import StepContext
 from visual_degrees.services.scope import RunScope
-from visual_degrees.steps.selection import choose_plan, offered, plan_order, untried_candidates
+from visual_degrees.services.selection import choose_plan, offered, plan_order, untried_candidates
 
 
 def run(state: RunState, ctx: StepContext) -> RunState:

@@ -10,9 +10,9 @@ from collections import deque
 from typing import Any
 
 from visual_degrees.domain.models import Edge
+from visual_degrees.domain.strategy import knobs_for, strong_confidence
+from visual_degrees.services.evidence import accept_edge
 from visual_degrees.services.scope import RunScope
-from visual_degrees.steps.evidence import accept_edge
-from visual_degrees.steps.strategy import knobs_for, strong_confidence
 
 # Evidence-graph reads one question may make while looking for a chain (each read is one query).
 MAX_READS = 40

@@ -7,10 +7,10 @@ from itertools import combinations
 
 from visual_degrees.domain.models import Edge, Evidence, Face
 from visual_degrees.domain.paths import edge_id
+from visual_degrees.domain.strategy import knobs_for, strong_confidence
+from visual_degrees.domain.titles import mentions, not_a_portrait
 from visual_degrees.services.observe import Observation, Observed, observe
 from visual_degrees.services.scope import RunScope
-from visual_degrees.steps.strategy import knobs_for, strong_confidence
-from visual_degrees.steps.titles import mentions, not_a_portrait
 
 
 def search(scope: RunScope, query: str, *, skip_portraits_of: Collection[str] = ()) -> Observed:

@@ -16,10 +16,10 @@ from itertools import pairwise
 
 from visual_degrees.domain.paths import edge_id
 from visual_degrees.domain.queries import pair_query
+from visual_degrees.domain.strategy import knobs_for, strong_confidence
+from visual_degrees.services.evidence import record, search
 from visual_degrees.services.observe import Observed
 from visual_degrees.services.scope import RunScope
-from visual_degrees.steps.evidence import record, search
-from visual_degrees.steps.strategy import knobs_for, strong_confidence
 
 MAX_CONFIRMATIONS = 3  # pair searches one step may spend confirming weak pairs
 
