@@ -7,7 +7,8 @@ import pytest
 from visual_degrees.adapters.sqlite_memory import SqliteMemory
 from visual_degrees.domain import strategy
 from visual_degrees.domain.errors import InvalidInput
-from visual_degrees.domain.models import Edge, Evidence
+from visual_degrees.domain.models import Edge, Evidence, RunOptions
+from visual_degrees.domain.requests import parse_options
 from visual_degrees.domain.titles import names_only
 from visual_degrees.services.run_graph import CHUNK_LINKS, RunGraph
 from visual_degrees.services.run_memory import RunMemory
@@ -89,8 +90,17 @@ def test_knob_switches_are_parsed_checked_and_undone():
         strategy.with_changes("default", {"telepathy": True})
     with pytest.raises(InvalidInput, match="both_ends needs record_all_edges"):
         strategy.with_changes("default", {"record_all_edges": False})
-    changed = strategy.with_changes("default", {"both_ends": False})
-    with strategy.overridden("default", changed):
-        assert strategy.knobs_for("default").both_ends is False
-    assert strategy.knobs_for("default").both_ends is True
-    assert strategy.knobs_for("seed") == strategy.KNOBS["seed"]
+    # A run's switches live in its options: validated there, resolved per run, the table untouched
+    switched = RunOptions(knobs={"both_ends": False})
+    assert switched.resolved_knobs().both_ends is False
+    assert RunOptions().resolved_knobs() == strategy.KNOBS["default"]
+    assert RunOptions(strategy="seed").resolved_knobs() == strategy.KNOBS["seed"]
+    assert strategy.KNOBS["default"].both_ends is True
+    with pytest.raises(InvalidInput, match="unknown strategy knob"):
+        parse_options({"knobs": {"telepathy": True}})
+    with pytest.raises(InvalidInput, match="both_ends needs record_all_edges"):
+        parse_options({"knobs": {"record_all_edges": False}})
+    # Unswitched options serialise as they always did (payloads, events and meta unchanged)
+    assert "knobs" not in RunOptions().dump()
+    assert switched.dump()["knobs"] == {"both_ends": False}
+    assert RunOptions.model_validate(switched.dump()) == switched

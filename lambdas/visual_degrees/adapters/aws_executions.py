@@ -78,3 +78,6 @@ class StepFunctionsExecutions:
             raise domain_error(err, "Step Functions", "StopExecution") from None
         except BotoCoreError as err:
             raise domain_error(err, "Step Functions", "StopExecution") from None
+
+    def cancel_requested(self, run_id: str) -> None:
+        """Nothing to do: the state machine reads the run's cancel flag at its next Choice."""

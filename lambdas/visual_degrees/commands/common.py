@@ -7,8 +7,12 @@ import os
 from pathlib import Path
 from typing import Any
 
-EXIT_PATH, EXIT_FAILED, EXIT_BAD_INPUT, EXIT_NO_PATH, EXIT_CANCELLED = 0, 1, 2, 3, 4
-EXIT_CODES = {"path": EXIT_PATH, "no_path": EXIT_NO_PATH, "error": EXIT_FAILED, "cancelled": EXIT_CANCELLED}
+from visual_degrees.domain.outcomes import BY_OUTCOME
+
+# A run's own endings have their exit codes in domain/outcomes.py (0 path, 3 no_path, 4 cancelled,
+# 1 error); these are the command's own.
+EXIT_FAILED = BY_OUTCOME["error"].exit_code
+EXIT_BAD_INPUT = 2
 
 
 def default_state_dir() -> Path:

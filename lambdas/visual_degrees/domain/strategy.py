@@ -4,18 +4,22 @@
 every candidate re-verified with a fresh pair search. `default` is what we ship; each of its knobs is
 one idea from issue 6, measured on its own in docs/benchmarks/ (the ablation table there).
 
-A benchmark may switch single knobs of a strategy off (`overridden`) to measure what each is worth;
-runs in production always use the table below.
+A run's knobs are its strategy's row of the table below with the switches its options name
+(`RunOptions.knobs`, validated by `with_changes`); `RunScope` resolves them once per step, so every
+reader asks the run, never the process. Benchmarks switch single knobs off that way to measure what
+each is worth; two runs with different knobs in one process never see each other's.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
+from functools import cache
+from typing import Literal
 
 from visual_degrees.domain.errors import InvalidInput
-from visual_degrees.domain.models import Strategy
+
+Strategy = Literal["seed", "default"]
 
 
 @dataclass(frozen=True)
@@ -54,6 +58,11 @@ class Knobs:
     # Keep every verified edge (with its photo) across runs; a run first looks for a chain there.
     evidence_graph: bool = False
 
+    @property
+    def strong_confidence(self) -> float | None:
+        """The confidence a single photo needs for its pair to join a chain (None: the threshold)."""
+        return STRONG_CONFIDENCE if self.corroborate_weak_edges else None
+
 
 KNOBS: dict[Strategy, Knobs] = {
     "seed": Knobs(
@@ -82,17 +91,6 @@ KNOBS: dict[Strategy, Knobs] = {
 # poor-quality matches sit below it.
 STRONG_CONFIDENCE = 95.0
 
-_overrides: dict[Strategy, Knobs] = {}
-
-
-def knobs_for(strategy: Strategy) -> Knobs:
-    return _overrides.get(strategy) or KNOBS[strategy]
-
-
-def strong_confidence(strategy: Strategy) -> float | None:
-    """The confidence a single photo needs for its pair to join a chain (None: the threshold)."""
-    return STRONG_CONFIDENCE if knobs_for(strategy).corroborate_weak_edges else None
-
 
 def knob_names() -> list[str]:
     return [f.name for f in fields(Knobs)]
@@ -100,10 +98,15 @@ def knob_names() -> list[str]:
 
 def with_changes(strategy: Strategy, changes: Mapping[str, bool]) -> Knobs:
     """The strategy's knobs with some switched; InvalidInput names an unknown knob."""
-    unknown = sorted(set(changes) - set(knob_names()))
+    return _resolved(strategy, tuple(sorted(changes.items())))
+
+
+@cache
+def _resolved(strategy: Strategy, changes: tuple[tuple[str, bool], ...]) -> Knobs:
+    unknown = sorted({name for name, _ in changes} - set(knob_names()))
     if unknown:
         raise InvalidInput(f"unknown strategy knob(s) {', '.join(unknown)}; known: {', '.join(knob_names())}")
-    knobs = replace(KNOBS[strategy], **changes)
+    knobs = replace(KNOBS[strategy], **dict(changes))
     if knobs.both_ends and not knobs.record_all_edges:
         # Meeting in the middle walks the run graph: without every co-appearance in it, it has nowhere to go.
         raise InvalidInput("both_ends needs record_all_edges (switch both off together)")
@@ -120,17 +123,3 @@ def parse_knob_changes(text: str) -> dict[str, bool]:
             raise InvalidInput(f"knob setting {part!r} must look like name=on or name=off")
         changes[name.strip()] = truth[value.strip().lower()]
     return changes
-
-
-@contextmanager
-def overridden(strategy: Strategy, knobs: Knobs) -> Iterator[None]:
-    """Within the block, runs of `strategy` use `knobs` (benchmarks of one process only)."""
-    previous = _overrides.get(strategy)
-    _overrides[strategy] = knobs
-    try:
-        yield
-    finally:
-        if previous is None:
-            _overrides.pop(strategy, None)
-        else:
-            _overrides[strategy] = previous

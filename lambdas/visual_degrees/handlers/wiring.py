@@ -46,7 +46,7 @@ from visual_degrees.handlers.run_metrics import report_finished
 from visual_degrees.ports import Clock, Memory
 from visual_degrees.services.client_tokens import identify
 from visual_degrees.services.context import Providers, StepContext
-from visual_degrees.services.runs_api import RunsApi, StartPolicy
+from visual_degrees.services.runs_api import RunsApi, StartPolicy, StoredSubscriptions
 
 if TYPE_CHECKING:
     from visual_degrees.config import SecretsManagerSecrets  # pydantic-settings: loaded only when used
@@ -201,7 +201,7 @@ class AwsRuntime:
         return RunsApi(
             memory,
             self.executions,
-            self.connections,
+            StoredSubscriptions(memory, self.connections, self.pusher),
             self.pusher,
             sink=self.sink,
             policy=StartPolicy(self.env.run_defaults, self.env.max_active_runs),

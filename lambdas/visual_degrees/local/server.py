@@ -4,8 +4,12 @@
     GET /photos/…    sandbox photos by id, as SVG with labelled face boxes
     GET /ws          the WebSocket endpoint (Upgrade), as the deployed API's stage URL
 
+The protocol's actions are the deployed API's use case (services/runs_api.py) over local adapters:
+executions and admission in a thread pool (ws_runs.py), replies and subscriptions through the
+connections' sessions (ws_session.py).
+
 Threads: the event loop owns every socket and the subscription broker; runs execute in a bounded
-pool (`RunService`) and hand their events to the loop with `call_soon_threadsafe`; anything that
+pool (`LocalExecutions`) and hand their events to the loop with `call_soon_threadsafe`; anything that
 touches SQLite from the loop goes to a few I/O threads, so the loop never waits on the database.
 """
 
@@ -25,16 +29,17 @@ from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
 
 from visual_degrees.constants import MAX_MESSAGE_BYTES
-from visual_degrees.domain.models import RunEvent
+from visual_degrees.domain.models import RunEvent, RunOptions
 from visual_degrees.local.http_static import StaticSite, not_found, plain
 from visual_degrees.local.runner import LocalRunner, RunEnvironment
 from visual_degrees.local.ws_broker import Broker, BrokerSink, Published
 from visual_degrees.local.ws_pacing import Pacer
 from visual_degrees.local.ws_rate_limit import RateLimits
-from visual_degrees.local.ws_runs import RunLimits, RunService
-from visual_degrees.local.ws_session import Session
+from visual_degrees.local.ws_runs import LocalExecutions, RunLimits
+from visual_degrees.local.ws_session import Session, Sessions
 from visual_degrees.ports import Memory
 from visual_degrees.services.event_log import EventLog
+from visual_degrees.services.runs_api import RunsApi, StartPolicy
 
 if TYPE_CHECKING:
     from visual_degrees.local.environments import SandboxEnvironment
@@ -133,19 +138,26 @@ class LocalServer:
 
         broker = Broker(read_log)
         pacer = Pacer(self._environment, settings.speed) if settings.speed > 0 else None
-        runs = RunService(
+        runs = LocalExecutions(
             LocalRunner(self.memory, pacer or self._environment),
             BrokerSink(broker, loop, self._on_deliver),
             limits=settings.limits,
-            require_known=self._require_known,
             pacer=pacer,
         )
+        sessions = Sessions(loop)
+        api = RunsApi(
+            self.memory,
+            runs,
+            sessions,
+            sessions,
+            admission=runs,
+            policy=StartPolicy(RunOptions(), settings.limits.per_client, require_known=self._require_known),
+        )
         site = StaticSite(self._web)
-        sessions: set[Session] = set()
         cancelled = 0
 
         async def handler(socket: ServerConnection) -> None:
-            session = Session(socket, runs, broker, offload, limits=settings.rate)
+            session = Session(socket, api, broker, offload, limits=settings.rate)
             sessions.add(session)
             try:
                 async for frame in socket:

@@ -18,8 +18,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from visual_degrees.domain.models import RunEvent
+from visual_degrees.domain.outcomes import TERMINAL_EVENTS
 
-TERMINAL_TYPES = frozenset({"final", "no_path", "cancelled", "error"})
 _MAX_CATCH_UPS = 3  # re-reads when the buffer starts past what the log held (only expiry explains it)
 
 log = logging.getLogger(__name__)
@@ -36,7 +36,7 @@ class Published:
 
     @property
     def terminal(self) -> bool:
-        return self.type in TERMINAL_TYPES
+        return self.type in TERMINAL_EVENTS
 
     @classmethod
     def of(cls, event: RunEvent) -> Published:

@@ -1,5 +1,6 @@
-"""Runs behind the local WebSocket server: started in a bounded thread pool, owned per protocol.py
-(the starting connection, or whoever holds the run token), cancelled at the next state boundary.
+"""The local server's Executions and Admission (services/runs_api.py): runs execute in a bounded
+thread pool on the local engine; a connection may have `per_client` of them unfinished, the server
+`max_concurrent` running and `max_waiting` queued behind them.
 
 Every method may touch SQLite, so the server calls them from its I/O threads, never on its loop.
 """
@@ -9,33 +10,21 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
-from visual_degrees.domain.errors import ConditionFailed, RunNotFound
-from visual_degrees.domain.ids import new_run_id
-from visual_degrees.domain.models import Person, RunOptions
-from visual_degrees.domain.requests import parse_options, validate_pair
+from visual_degrees.domain.errors import RunNotFound
+from visual_degrees.domain.models import DEFAULT_TTL_SECONDS, RunOptions, RunState
 from visual_degrees.local.executions import ExecutionStore
 from visual_degrees.local.runner import LocalRunner
 from visual_degrees.local.ws_pacing import Pacer
-from visual_degrees.ports import EventSink, Memory
+from visual_degrees.ports import EventSink
 from visual_degrees.protocol import TOO_MANY_RUNS, ProtocolError
-from visual_degrees.services.event_log import EventLog
-from visual_degrees.services.run_access import RunAccess
+from visual_degrees.services.endings import end_run
 from visual_degrees.services.run_memory import RunMemory
 
 log = logging.getLogger(__name__)
-
-_STATUS_OF_TERMINAL = {
-    "final": "succeeded",
-    "no_path": "no_path",
-    "cancelled": "cancelled",
-    "error": "failed",
-}
-_ID_ATTEMPTS = 5  # run ids are second + 24 random bits: a clash is rare, two in a row rarer still
 
 
 @dataclass(frozen=True)
@@ -49,87 +38,86 @@ class RunLimits:
             raise ValueError("run limits must be positive")
 
 
-@dataclass(frozen=True)
-class Started:
-    run_id: str
-    token: str
+class LocalExecutions:
+    """Executions named by their run id, and the places they hold while unfinished."""
 
-
-class RunService:
     def __init__(
         self,
         runner: LocalRunner,
         sink: EventSink,
         *,
         limits: RunLimits = RunLimits(),
-        require_known: Callable[[str, str], None] | None = None,
         pacer: Pacer | None = None,
     ) -> None:
         self._runner = runner
-        self._memory: Memory = runner.memory
+        self._memory = runner.memory
         self._sink = sink
         self._limits = limits
-        self._require_known = require_known
         self._pacer = pacer
-        self._access = RunAccess(self._memory)
         self._pool = ThreadPoolExecutor(max_workers=limits.max_concurrent, thread_name_prefix="vd-run")
         self._lock = threading.Lock()
-        self._owners: dict[str, str] = {}  # unfinished run -> the connection that started it
+        self._owners: dict[str, str] = {}  # unfinished run -> the client (connection) that started it
         self._stopping = False
 
-    # ---- the protocol's actions ----------------------------------------------------------------
+    # ---- Admission -----------------------------------------------------------------------------
 
-    def start(self, owner: str, person_a: str, person_b: str, options: dict[str, Any] | None) -> Started:
-        """Validate, reserve a slot, record ownership, queue the run. Raises before anything runs."""
-        a, b = validate_pair(person_a, person_b)
-        opts = parse_options(options)
-        if self._require_known is not None:
-            self._require_known(a.name, b.name)
-        run_id, token = self._admit(owner, a, b, opts)
+    def admit(self, client_id: str, run_id: str, options: RunOptions) -> None:
+        limits = self._limits
+        with self._lock:
+            if self._stopping:
+                raise ProtocolError(TOO_MANY_RUNS, "the server is shutting down", "startRun")
+            if run_id in self._owners:
+                raise RunNotFound(f"run id {run_id!r} is in use")
+            mine = sum(1 for o in self._owners.values() if o == client_id)
+            if mine >= limits.per_client:
+                raise ProtocolError(
+                    TOO_MANY_RUNS,
+                    f"this connection already has {mine} unfinished runs; the limit is {limits.per_client}",
+                    "startRun",
+                )
+            if len(self._owners) >= limits.max_concurrent + limits.max_waiting:
+                raise ProtocolError(TOO_MANY_RUNS, "the server is busy; try again shortly", "startRun")
+            self._owners[run_id] = client_id
+
+    def release(self, client_id: str, run_id: str) -> None:
+        self._release(run_id)
+
+    # ---- Executions ----------------------------------------------------------------------------
+
+    def execution_arn(self, run_id: str) -> str:
+        return run_id  # the local engine names each execution by its run
+
+    def start(self, run_id: str, payload: dict[str, Any]) -> str:
+        state = RunState.model_validate(payload)
         try:
-            self._pool.submit(self._execute, run_id, a, b, opts)
+            self._pool.submit(self._execute, state)
         except BaseException:
             self._release(run_id)
             raise
         log.info("run accepted", extra={"runId": run_id})
-        return Started(run_id, token)
+        return run_id
 
-    def authorize(self, owner: str, run_id: str, token: str | None) -> dict[str, Any]:
-        """The run's access record if `owner` may use it; RunNotFound otherwise."""
-        return self._access.record(run_id, owner, token)
+    def status(self, execution_arn: str) -> str | None:
+        """RUNNING while the engine runs it (None while it waits for a worker), then its recorded end."""
+        run_id = execution_arn
+        with self._lock:
+            going = run_id in self._owners
+        if going:
+            started = RunMemory(self._memory, run_id, DEFAULT_TTL_SECONDS).meta() is not None
+            return "RUNNING" if started else None
+        try:
+            summary, _ = ExecutionStore(self._memory).history(run_id)
+        except RunNotFound:
+            return None
+        return str(summary.get("status")) if summary.get("status") else None
 
-    def cancel(self, owner: str, run_id: str, token: str | None) -> None:
-        record = self.authorize(owner, run_id, token)
-        self._request_cancel(run_id, int(record.get("ttlSeconds", RunOptions().ttl_seconds)))
+    def stop(self, execution_arn: str, *, cause: str) -> None:
+        """A local step cannot be interrupted: the run stops at its next boundary (the flag is set)."""
+        self.cancel_requested(execution_arn)
 
-    def describe(self, owner: str, run_id: str, token: str | None) -> dict[str, Any]:
-        """The `run` reply to getRun, with the fields the deployed API's reply has.
-
-        Status (queued, running, succeeded, no_path, cancelled, failed) follows the terminal event
-        when there is one: it is stored before the run's meta catches up, and a client asking right
-        after receiving it must not be told the run is still going."""
-        record = self.authorize(owner, run_id, token)
-        memory = RunMemory(self._memory, run_id, int(record.get("ttlSeconds", RunOptions().ttl_seconds)))
-        events = EventLog(self._memory)
-        last_seq = events.last_seq(run_id)
-        last = events.read(run_id, last_seq) if last_seq else []
-        final = last[-1] if last and last[-1].type in _STATUS_OF_TERMINAL else None
-        meta = memory.meta()
-        if final is not None:
-            status = _STATUS_OF_TERMINAL[final.type]
-        else:
-            status = str(meta.get("status", "running")) if meta else "queued"
-        return {
-            "type": "run",
-            "runId": run_id,
-            "status": status,
-            "personA": record.get("personA"),
-            "personB": record.get("personB"),
-            "lastSeq": last_seq,
-            "executionStatus": self._execution_status(run_id, started=meta is not None),
-            "cancelRequested": memory.cancel_requested(),
-            "final": final.dump() if final else None,
-        }
+    def cancel_requested(self, run_id: str) -> None:
+        if self._pacer is not None:
+            self._pacer.wake(run_id)
 
     # ---- lifecycle -----------------------------------------------------------------------------
 
@@ -150,7 +138,8 @@ class RunService:
             self._stopping = True
             unfinished = list(self._owners)
         for run_id in unfinished:
-            self._request_cancel(run_id, RunOptions().ttl_seconds)
+            RunMemory(self._memory, run_id, DEFAULT_TTL_SECONDS).request_cancel(time.time())
+            self.cancel_requested(run_id)
         if self._pacer is not None:
             self._pacer.wake_all()
         self._pool.shutdown(wait=True)
@@ -158,73 +147,25 @@ class RunService:
 
     # ---- internals -----------------------------------------------------------------------------
 
-    def _reserve(self, owner: str) -> str:
-        limits = self._limits
-        with self._lock:
-            if self._stopping:
-                raise ProtocolError(TOO_MANY_RUNS, "the server is shutting down", "startRun")
-            mine = sum(1 for o in self._owners.values() if o == owner)
-            if mine >= limits.per_client:
-                raise ProtocolError(
-                    TOO_MANY_RUNS,
-                    f"this connection already has {mine} unfinished runs; the limit is {limits.per_client}",
-                    "startRun",
-                )
-            if len(self._owners) >= limits.max_concurrent + limits.max_waiting:
-                raise ProtocolError(TOO_MANY_RUNS, "the server is busy; try again shortly", "startRun")
-            run_id = new_run_id()
-            while run_id in self._owners:
-                run_id = new_run_id()
-            self._owners[run_id] = owner
-            return run_id
-
     def _release(self, run_id: str) -> None:
         with self._lock:
             self._owners.pop(run_id, None)
         if self._pacer is not None:
             self._pacer.forget(run_id)
 
-    def _admit(self, owner: str, a: Person, b: Person, opts: RunOptions) -> tuple[str, str]:
-        """A slot and an id that no run in the memory file holds yet; the run token."""
-        extra = {"personA": a.name, "personB": b.name, "ttlSeconds": opts.ttl_seconds}
-        for _ in range(_ID_ATTEMPTS):
-            run_id = self._reserve(owner)
-            try:
-                return run_id, self._access.register(run_id, owner, opts.ttl_seconds, **extra)
-            except RunNotFound:  # an older run in the same file has this id: draw another
-                self._release(run_id)
-            except BaseException:
-                self._release(run_id)
-                raise
-        raise ConditionFailed("could not draw an unused run id")
-
-    def _execution_status(self, run_id: str, *, started: bool) -> str | None:
-        """As Step Functions names it: RUNNING while the engine runs it, then its recorded end."""
-        with self._lock:
-            going = run_id in self._owners
-        if going:
-            return "RUNNING" if started else None
+    def _execute(self, state: RunState) -> None:
+        run_id, ttl = state.run_id, state.options.ttl_seconds
         try:
-            summary, _ = ExecutionStore(self._memory).history(run_id)
-        except RunNotFound:
-            return None
-        return str(summary.get("status")) if summary.get("status") else None
-
-    def _request_cancel(self, run_id: str, ttl_seconds: int) -> None:
-        RunMemory(self._memory, run_id, ttl_seconds).request_cancel(time.time())
-        if self._pacer is not None:
-            self._pacer.wake(run_id)
-
-    def _execute(self, run_id: str, a: Person, b: Person, opts: RunOptions) -> None:
-        try:
-            self._runner.run(a.name, b.name, opts, run_id=run_id, sink=self._sink)
+            self._runner.run(
+                state.person_a.name, state.person_b.name, state.options, run_id=run_id, sink=self._sink
+            )
         except Exception:
             # The state machine catches step failures itself; reaching here means the engine broke.
-            # The client still gets a terminal event (same logical key as every terminal event).
+            # The client still gets a terminal event (the same logical key as every ending).
             log.exception("run crashed", extra={"runId": run_id})
-            message = {"code": "internal_error", "message": "the run stopped unexpectedly"}
-            EventLog(self._memory, self._sink, ttl_seconds=opts.ttl_seconds).append(
-                run_id, "final", "error", message, at=time.time()
+            data = {"code": "internal_error", "message": "the run stopped unexpectedly"}
+            end_run(
+                self._memory, self._sink, run_id, ttl, "error", data, at=time.time(), code="internal_error"
             )
         finally:
             self._release(run_id)

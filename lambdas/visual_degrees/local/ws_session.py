@@ -1,4 +1,5 @@
-"""One WebSocket connection: its flood guard, its ordered outbox, and the runs it follows.
+"""One WebSocket connection: its flood guard, its ordered outbox, and the runs it follows; and the
+registry of connections that is the local server's Replies and Subscriptions.
 
 Every frame gets exactly one answer or is refused with an error reply; the connection stays usable
 after any error (only sustained flooding or a client too slow to read closes it). Replies and events
@@ -11,25 +12,23 @@ import asyncio
 import json
 import logging
 import secrets
-from collections.abc import Awaitable, Callable
+import threading
+from collections.abc import Awaitable, Callable, Iterator
+from concurrent.futures import Future
 from typing import Any, Protocol, TypeVar
 
 from visual_degrees.domain.errors import VisualDegreesError
 from visual_degrees.local.ws_broker import Broker, Subscription
 from visual_degrees.local.ws_rate_limit import FloodGuard, RateLimits, Verdict
-from visual_degrees.local.ws_runs import RunService
 from visual_degrees.protocol import (
     RATE_LIMITED,
     TOO_MANY_RUNS,
-    CancelRun,
-    GetRun,
     ProtocolError,
-    StartRun,
-    Subscribe,
     error_reply,
     parse_message,
     reply_for,
 )
+from visual_degrees.services.runs_api import Caller, RunsApi
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -110,10 +109,13 @@ class Outbox:
 
 
 class Session:
+    """One connection: frames in, the protocol's use case (services/runs_api.py) in an I/O thread,
+    its replies and the followed runs' events out through the outbox."""
+
     def __init__(
         self,
         socket: Socket,
-        runs: RunService,
+        api: RunsApi,
         broker: Broker,
         offload: Offload[Any],
         *,
@@ -121,11 +123,13 @@ class Session:
     ) -> None:
         self.id = f"local-{secrets.token_hex(8)}"
         self.outbox = Outbox(socket)
-        self._runs = runs
+        self.caller = Caller(connection_id=self.id, client_id=self.id)  # a connection is its own client
+        self._api = api
         self._broker = broker
         self._offload = offload
         self._guard = FloodGuard(limits or RateLimits())
         self._subscriptions: dict[str, Subscription] = {}
+        self._following: set[asyncio.Task[None]] = set()
 
     async def handle(self, frame: str | bytes) -> None:
         verdict = self._guard.check()
@@ -139,7 +143,7 @@ class Session:
         try:
             message = parse_message(frame)
             action = message.action
-            await self._dispatch(message)
+            await self._offload(lambda: self._api.handle(self.caller, message))
         except Exception as exc:
             if not isinstance(exc, VisualDegreesError):
                 log.exception("message failed", extra={"connection": self.id, "action": action})
@@ -147,6 +151,8 @@ class Session:
 
     async def close(self) -> None:
         """The connection ended: stop following runs (they go on; a token brings the client back)."""
+        for task in list(self._following):
+            task.cancel()
         for sub in self._subscriptions.values():
             self._broker.unsubscribe(sub)
         self._subscriptions.clear()
@@ -154,43 +160,87 @@ class Session:
             await asyncio.wait([asyncio.ensure_future(self.outbox.flushed())], timeout=FLUSH_SECONDS)
         self.outbox.abandon()
 
-    async def _dispatch(self, message: StartRun | Subscribe | CancelRun | GetRun) -> None:
-        match message:
-            case StartRun():
-                await self._start(message)
-            case Subscribe():
-                await self._offload(lambda: self._runs.authorize(self.id, message.run_id, message.run_token))
-                reply = {"type": "subscribed", "runId": message.run_id, "fromSeq": message.from_seq}
-                await self._follow(message.run_id, message.from_seq, reply)
-            case CancelRun():
-                await self._offload(lambda: self._runs.cancel(self.id, message.run_id, message.run_token))
-                self.outbox.push_json({"type": "cancelRequested", "runId": message.run_id})
-            case GetRun():
-                run = await self._offload(
-                    lambda: self._runs.describe(self.id, message.run_id, message.run_token)
-                )
-                self.outbox.push_json(run)
+    # ---- on the loop, for Sessions --------------------------------------------------------------
 
-    async def _start(self, message: StartRun) -> None:
-        self._check_room(None)
-        started = await self._offload(
-            lambda: self._runs.start(self.id, message.person_a, message.person_b, message.options)
-        )
-        reply = {"type": "runAccepted", "runId": started.run_id, "runToken": started.token}
-        await self._follow(started.run_id, 1, reply)
-
-    async def _follow(self, run_id: str, from_seq: int, reply: dict[str, Any]) -> None:
-        """Send `reply`, then subscribe this connection to `run_id` (replacing any earlier
-        subscription to it): the stored events from `from_seq` follow, then live ones."""
-        self._check_room(run_id)
-        old = self._subscriptions.pop(run_id, None)
-        if old is not None:
-            self._broker.unsubscribe(old)
-        self.outbox.push_json(reply)
-        self._subscriptions[run_id] = await self._broker.subscribe(run_id, from_seq, self.outbox.push)
-
-    def _check_room(self, run_id: str | None) -> None:
+    def make_room(self, run_id: str) -> None:
+        """Before the reply: refuse a run beyond MAX_SUBSCRIPTIONS; stop following `run_id` (a
+        resubscription replaces the old subscription, whose live events must not precede the reply)."""
         for finished in [r for r, s in self._subscriptions.items() if s.finished]:
             del self._subscriptions[finished]
         if run_id not in self._subscriptions and len(self._subscriptions) >= MAX_SUBSCRIPTIONS:
             raise ProtocolError(TOO_MANY_RUNS, f"this connection follows {MAX_SUBSCRIPTIONS} runs already")
+        old = self._subscriptions.pop(run_id, None)
+        if old is not None:
+            self._broker.unsubscribe(old)
+
+    def follow(self, run_id: str, from_seq: int) -> None:
+        """After the reply: subscribe to `run_id`; the stored events from `from_seq` come first."""
+        task = asyncio.get_running_loop().create_task(self._follow(run_id, from_seq))
+        self._following.add(task)
+        task.add_done_callback(self._following.discard)
+
+    async def _follow(self, run_id: str, from_seq: int) -> None:
+        try:
+            self._subscriptions[run_id] = await self._broker.subscribe(run_id, from_seq, self.outbox.push)
+        except Exception as exc:
+            log.exception("catch-up failed", extra={"connection": self.id, "runId": run_id})
+            self.outbox.push_json(reply_for(exc, "subscribe"))
+
+
+class Sessions:
+    """The local server's Replies and Subscriptions (services/runs_api.py): connections by id. The
+    use case runs in I/O threads; everything it asks of a connection is done on the loop, in order,
+    so a reply always precedes the events of the subscription made after it."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._loop = loop
+        self._sessions: dict[str, Session] = {}
+        self._lock = threading.Lock()
+
+    def add(self, session: Session) -> None:
+        with self._lock:
+            self._sessions[session.id] = session
+
+    def discard(self, session: Session) -> None:
+        with self._lock:
+            self._sessions.pop(session.id, None)
+
+    def __iter__(self) -> Iterator[Session]:
+        with self._lock:
+            return iter(list(self._sessions.values()))
+
+    def _get(self, connection_id: str) -> Session | None:
+        with self._lock:
+            return self._sessions.get(connection_id)
+
+    def send(self, connection_id: str, message: dict[str, Any]) -> bool:
+        session = self._get(connection_id)
+        if session is None or session.outbox.closing:
+            return False
+        self._loop.call_soon_threadsafe(session.outbox.push_json, message)
+        return True
+
+    def subscribe(self, connection_id: str, run_id: str, ttl_seconds: int) -> None:
+        session = self._get(connection_id)
+        if session is not None:
+            self._on_loop(session.make_room, run_id)
+
+    def catch_up(self, connection_id: str, run_id: str, from_seq: int) -> None:
+        session = self._get(connection_id)
+        if session is not None:
+            self._loop.call_soon_threadsafe(session.follow, run_id, from_seq)
+
+    def _on_loop(self, work: Callable[[str], None], arg: str) -> None:
+        """Run `work(arg)` on the loop and wait for it (from an I/O thread, never from the loop)."""
+        done: Future[None] = Future()
+
+        def call() -> None:
+            try:
+                work(arg)
+            except BaseException as exc:
+                done.set_exception(exc)
+            else:
+                done.set_result(None)
+
+        self._loop.call_soon_threadsafe(call)
+        done.result()

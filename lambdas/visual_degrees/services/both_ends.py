@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from typing import Literal
 
 from visual_degrees.domain.queries import GROUP_FIRST, discovery_query
-from visual_degrees.domain.strategy import knobs_for
 from visual_degrees.services.run_memory import Rounds
 from visual_degrees.services.scope import RunScope
 
@@ -54,7 +53,7 @@ def unseen_end(scope: RunScope) -> str | None:
     threshold after one search about them, or recognised but with nobody after all their rounds.
     Every chain needs a photo of each end with someone, and searching around such an end blindly is
     what burns the budget of runs that cannot succeed."""
-    if not knobs_for(scope.options.strategy).stop_when_end_unseen:
+    if not scope.knobs.stop_when_end_unseen:
         return None
     rounds = scope.mem.expanded()
     for key in roots(scope).values():
@@ -70,7 +69,7 @@ def next_expansion(scope: RunScope) -> Expansion | None:
     """The open person to search about next, or None when nobody within the hop limit is left, or
     (stop_when_end_unseen) when one side has nobody left: a chain would then have to be stumbled
     upon by the other side's searches alone."""
-    order = GROUP_FIRST if knobs_for(scope.options.strategy).group_queries_first else None
+    order = GROUP_FIRST if scope.knobs.group_queries_first else None
     rounds = scope.mem.expanded()
     trees = depths(scope)
     # A person at depth d can still lie on a chain of d + 1 edges (its neighbour being the far end).
@@ -90,7 +89,7 @@ def next_expansion(scope: RunScope) -> Expansion | None:
             open_sides.add(side)
             if best is None or rank < best[0]:
                 best = (rank, Expansion(side=side, key=key, depth=depth, round=seen.made, query=query))
-    if knobs_for(scope.options.strategy).stop_when_end_unseen and len(open_sides) < 2:
+    if scope.knobs.stop_when_end_unseen and len(open_sides) < 2:
         return None
     return best[1] if best else None
 
@@ -109,7 +108,7 @@ def bridge_target(scope: RunScope, side: Side, key: str, depth: int) -> str | No
     if spare < 0 or key in listed:
         return None
     choices: list[tuple[int, int, str]] = []
-    if knobs_for(scope.options.strategy).bridge_to_other_side and spare >= 1:
+    if scope.knobs.bridge_to_other_side and spare >= 1:
         tree = scope.graph.depths(far, spare)
         choices = sorted((d, -scope.graph.degree(k), k) for k, d in tree.items() if d >= 1 and k != key)
     for _, _, target in sorted([*choices, (0, 0, far)]):

@@ -16,7 +16,6 @@ from itertools import pairwise
 
 from visual_degrees.domain.paths import edge_id
 from visual_degrees.domain.queries import pair_query
-from visual_degrees.domain.strategy import knobs_for, strong_confidence
 from visual_degrees.services.evidence import record, search
 from visual_degrees.services.observe import Observed
 from visual_degrees.services.scope import RunScope
@@ -30,12 +29,12 @@ def settle(scope: RunScope, tag: str, *, claimed: bool = False) -> tuple[bool, O
     `claimed`: the step proved the final link itself (the seed's way to finish). Each confirmation
     is journalled under `tag`, so a re-run step replays the same searches and the same events.
     """
-    knobs = knobs_for(scope.options.strategy)
+    knobs = scope.knobs
     state = scope.state
     a, b, hops = state.person_a.key, state.person_b.key, scope.options.max_hops
     if not knobs.record_all_edges:
         return claimed, Observed()
-    strong = strong_confidence(scope.options.strategy)
+    strong = scope.knobs.strong_confidence
     if strong is None:
         return claimed or scope.graph.connects(a, b, hops), Observed()
     last = Observed()

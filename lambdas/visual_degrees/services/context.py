@@ -1,7 +1,7 @@
 """What every step is given: the providers and the run-memory, event and clock ports.
 
-Built once per process by a composition root (the local runner, a Lambda handler's cold start,
-a test) and shared by all runs; per-run state lives in `RunScope`.
+Built by a composition root (the local runner, once per run; a Lambda handler, once per invocation
+over clients kept for the warm container; a test); per-step state lives in `RunScope`.
 """
 
 from __future__ import annotations
@@ -32,9 +32,28 @@ class Providers:
 
 
 @dataclass
+class CacheTally:
+    """Paid calls the caches answered instead, counted on one run's context for benchmarks and
+    metrics (never part of the run's record: a retried step that re-reads its own cache adds to it)."""
+
+    searches_in_run: int = 0
+    searches_shared: int = 0
+    recognitions_in_run: int = 0
+    recognitions_shared: int = 0
+
+    def add(self, other: CacheTally) -> None:
+        self.searches_in_run += other.searches_in_run
+        self.searches_shared += other.searches_shared
+        self.recognitions_in_run += other.recognitions_in_run
+        self.recognitions_shared += other.recognitions_shared
+
+
+@dataclass
 class StepContext:
     providers: Providers
     memory: Memory
     clock: Clock
     sink: EventSink | None = None
     costs: CostTable = field(default_factory=lambda: DEFAULT_COSTS)
+    # One per context: the local runner builds a context per run, a Lambda one per invocation.
+    cache_tally: CacheTally = field(default_factory=CacheTally)

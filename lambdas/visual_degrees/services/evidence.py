@@ -7,7 +7,6 @@ from itertools import combinations
 
 from visual_degrees.domain.models import Edge, Evidence, Face
 from visual_degrees.domain.paths import edge_id
-from visual_degrees.domain.strategy import knobs_for, strong_confidence
 from visual_degrees.domain.titles import mentions, not_a_portrait
 from visual_degrees.services.observe import Observation, Observed, observe
 from visual_degrees.services.scope import RunScope
@@ -16,7 +15,7 @@ from visual_degrees.services.scope import RunScope
 def search(scope: RunScope, query: str, *, skip_portraits_of: Collection[str] = ()) -> Observed:
     """observe() as the run's strategy has it: concurrent recognition, the cross-run cache, and (for
     discovery and bridging) no paid recognition of results titled as portraits of those named."""
-    knobs = knobs_for(scope.options.strategy)
+    knobs = scope.knobs
     worth = not_a_portrait(list(skip_portraits_of)) if knobs.skip_portraits and skip_portraits_of else None
     return observe(scope, query, parallel=knobs.parallel_images, shared=knobs.shared_cache, worth=worth)
 
@@ -47,7 +46,7 @@ def accept_edge(scope: RunScope, a: str, b: str, evidence: Evidence, *, card: bo
     edge = Edge(a=a, b=b, name_a=scope.person(a).name, name_b=scope.person(b).name, evidence=evidence)
     if scope.graph.add(edge, vouched=beyond_doubt(scope, edge)) and card:
         announce(scope, edge)
-    if card and knobs_for(scope.options.strategy).evidence_graph:
+    if card and scope.knobs.evidence_graph:
         scope.shared.remember_edge(edge)
     return edge
 
@@ -55,7 +54,7 @@ def accept_edge(scope: RunScope, a: str, b: str, evidence: Evidence, *, card: bo
 def beyond_doubt(scope: RunScope, edge: Edge) -> bool:
     """Does this photo alone settle the pair? Each face is matched at >= the strategy's strong
     confidence, or named by the photo's caption (see confirm.py)."""
-    strong = strong_confidence(scope.options.strategy)
+    strong = scope.knobs.strong_confidence
     if strong is None:
         return True
     ev = edge.evidence
@@ -92,7 +91,7 @@ def record(scope: RunScope, observed: Observed, frontier: str | None, focus: Col
     With record_all_edges every pair in every photo joins the graph; only pairs touching `focus` (the
     people the search was about) get an evidence card now, so the event stream stays readable.
     """
-    record_all = knobs_for(scope.options.strategy).record_all_edges
+    record_all = scope.knobs.record_all_edges
     for obs in observed.observations:
         people = scope.people(obs.faces)
         if record_all:
@@ -131,10 +130,10 @@ def find_pair(scope: RunScope, observed: Observed, a: str, b: str) -> Edge | Non
 
 def graph_connects(scope: RunScope) -> bool:
     """Does the run's verified graph already hold a chain A..B within max hops?"""
-    if not knobs_for(scope.options.strategy).record_all_edges:
+    if not scope.knobs.record_all_edges:
         return False
     state = scope.state
-    strong = strong_confidence(scope.options.strategy)
+    strong = scope.knobs.strong_confidence
     return scope.graph.connects(state.person_a.key, state.person_b.key, scope.options.max_hops, strong)
 
 

@@ -10,7 +10,6 @@ from collections import deque
 from typing import Any
 
 from visual_degrees.domain.models import Edge
-from visual_degrees.domain.strategy import knobs_for, strong_confidence
 from visual_degrees.services.evidence import accept_edge
 from visual_degrees.services.scope import RunScope
 
@@ -22,7 +21,7 @@ MAX_ADOPTED = 60
 
 def import_known(scope: RunScope, key: str) -> int:
     """Add the remembered edges touching `key` to the run graph; how many pairs were new."""
-    if not knobs_for(scope.options.strategy).evidence_graph:
+    if not scope.knobs.evidence_graph:
         return 0
     added = sum(_adopt(scope, edge, card=False) for edge in scope.shared.known_edges(key, MAX_ADOPTED))
     scope.graph.flush()
@@ -32,7 +31,7 @@ def import_known(scope: RunScope, key: str) -> int:
 def chain_in_memory(scope: RunScope) -> bool:
     """Look for a chain A..B within max hops among remembered edges (breadth first from both ends,
     at most MAX_READS reads); adopt its edges if there is one."""
-    if not knobs_for(scope.options.strategy).evidence_graph:
+    if not scope.knobs.evidence_graph:
         return False
     a, b = scope.state.person_a.key, scope.state.person_b.key
     max_hops = scope.options.max_hops
@@ -58,7 +57,7 @@ def chain_in_memory(scope: RunScope) -> bool:
                     for e in chain:
                         _adopt(scope, e, card=True)
                     scope.graph.flush()
-                    return scope.graph.connects(a, b, max_hops, strong_confidence(scope.options.strategy))
+                    return scope.graph.connects(a, b, max_hops, scope.knobs.strong_confidence)
             if depth[side][nxt] < max_hops:
                 queues[side].append(nxt)
     return False

@@ -39,24 +39,6 @@ class Observed:
     hits: int = 0  # how many images the search returned
 
 
-@dataclass
-class CacheTally:
-    """Paid calls the caches answered instead, for benchmarks and metrics (a process-wide count:
-    never part of a run's record, so a retried step that re-reads its own cache may add to it)."""
-
-    searches_in_run: int = 0
-    searches_shared: int = 0
-    recognitions_in_run: int = 0
-    recognitions_shared: int = 0
-
-    def reset(self) -> None:
-        self.searches_in_run = self.searches_shared = 0
-        self.recognitions_in_run = self.recognitions_shared = 0
-
-
-CACHE_TALLY = CacheTally()
-
-
 class _Refused(Exception):
     def __init__(self, budget: str) -> None:
         self.budget = budget
@@ -76,9 +58,9 @@ def observe(
     count = scope.options.images_per_search
     hits = scope.mem.cached_search(query)
     if hits is not None:
-        CACHE_TALLY.searches_in_run += 1
+        scope.ctx.cache_tally.searches_in_run += 1
     elif shared and (hits := scope.shared.search(query, count)) is not None:
-        CACHE_TALLY.searches_shared += 1
+        scope.ctx.cache_tally.searches_shared += 1
         scope.mem.cache_search(query, hits)
     else:
         refused = scope.refusal("searches")
@@ -110,9 +92,9 @@ def observe(
             continue
         faces = scope.mem.cached_faces(got.sha256)
         if faces is not None:
-            CACHE_TALLY.recognitions_in_run += 1
+            scope.ctx.cache_tally.recognitions_in_run += 1
         elif shared and (faces := scope.shared.faces(got.sha256)) is not None:
-            CACHE_TALLY.recognitions_shared += 1
+            scope.ctx.cache_tally.recognitions_shared += 1
             scope.mem.cache_faces(got.sha256, faces)
         if faces is None:
             pending[got.sha256] = got

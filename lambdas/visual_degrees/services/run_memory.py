@@ -92,6 +92,11 @@ class RunMemory:
     def cancel_requested(self) -> bool:
         return self._get("cancel") is not None
 
+    def cancel_requested_at(self) -> float | None:
+        """When a client first asked to cancel (None: nobody has)."""
+        data = self._get("cancel")
+        return float(data.get("requestedAt", 0.0)) if data is not None else None
+
     def step_output(self, step: int) -> dict[str, Any] | None:
         return self._get(f"step#{step:05d}")
 

@@ -1,4 +1,9 @@
-"""One step of one run: its memory, budget, event emitter and identity rules in one place."""
+"""One step of one run: its memory, budget, event emitter, identity rules and strategy in one place.
+
+`knobs` are the run's own (its strategy with the switches its options name), resolved once here:
+services ask the scope, never a module-level table, so runs with different strategies can share a
+process (the local server, a warm Lambda, a benchmark) without seeing each other's choices.
+"""
 
 from __future__ import annotations
 
@@ -6,8 +11,10 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from visual_degrees.domain.models import EventType, Face, Person, RunEvent, RunOptions, RunState
+from visual_degrees.domain.strategy import Knobs
 from visual_degrees.services.budget import Budget, Resource
 from visual_degrees.services.context import StepContext
+from visual_degrees.services.endings import end_run
 from visual_degrees.services.event_log import EventLog
 from visual_degrees.services.run_graph import RunGraph
 from visual_degrees.services.run_memory import RunMemory, SharedMemory
@@ -20,6 +27,7 @@ class RunScope:
         self.ctx = ctx
         self.state = state
         self.options: RunOptions = state.options
+        self.knobs: Knobs = state.options.resolved_knobs()
         ttl = state.options.ttl_seconds
         self.mem = RunMemory(ctx.memory, state.run_id, ttl)
         self.budget = Budget(ctx.memory, state.run_id, state.options.budgets, ctx.costs, ttl)
@@ -46,6 +54,19 @@ class RunScope:
             self._emitted += 1
             key = f"s{self.state.step}.{self._emitted}"
         return self.log.append(self.state.run_id, key, type_, data, at=self.ctx.clock.now())
+
+    def finish(self, type_: EventType, data: dict[str, Any], **meta: Any) -> RunEvent:
+        """End the run with its one terminal event (services/endings.py); `meta` joins its meta."""
+        return end_run(
+            self.ctx.memory,
+            self.ctx.sink,
+            self.state.run_id,
+            self.options.ttl_seconds,
+            type_,
+            data,
+            at=self.ctx.clock.now(),
+            **meta,
+        )
 
     def status(self, message: str, **extra: Any) -> RunEvent:
         return self.emit("status", {"message": message, "hop": self.state.hop, **extra})

@@ -11,7 +11,6 @@ from visual_degrees.domain.planning import (
     fallback_plan,
     validate_reply,
 )
-from visual_degrees.domain.strategy import knobs_for
 from visual_degrees.services.run_memory import Candidate
 from visual_degrees.services.scope import RunScope
 
@@ -29,7 +28,7 @@ def untried_candidates(scope: RunScope, frontier: str, side: str | None = None) 
     """
     tried = scope.mem.tried(frontier)
     on_path = set(scope.state.path)
-    if not knobs_for(scope.options.strategy).both_ends:
+    if not scope.knobs.both_ends:
         return [c for c in scope.mem.candidates(frontier) if c.key not in tried and c.key not in on_path]
     state = scope.state
     ends = {state.person_a.key, state.person_b.key}
@@ -61,20 +60,20 @@ def ranked(scope: RunScope, candidates: list[Candidate]) -> list[Candidate]:
     """The deterministic order: best confidence, then co-appearance count, then name (the fallback
     order); meeting in the middle, the best connected first (every proof is >= the threshold, so
     confidence says little about where a person leads)."""
-    if knobs_for(scope.options.strategy).both_ends:
+    if scope.knobs.both_ends:
         return sorted(candidates, key=lambda c: (-c.count, -c.best_confidence, c.key))
     return sorted(candidates, key=lambda c: (-c.best_confidence, -c.count, name_key(c.name), c.name))
 
 
 def offered(scope: RunScope, candidates: list[Candidate]) -> list[CandidateSummary]:
     """Who the planner is shown: the first MAX_OFFERED in the deterministic order."""
-    limit = MAX_OFFERED_BOTH_ENDS if knobs_for(scope.options.strategy).both_ends else MAX_OFFERED
+    limit = MAX_OFFERED_BOTH_ENDS if scope.knobs.both_ends else MAX_OFFERED
     return summaries(ranked(scope, candidates)[:limit])
 
 
 def choose_plan(scope: RunScope, context: PlannerContext) -> Plan:
     """Ask the planner (bounded attempts, validation errors fed back), else fall back."""
-    knobs = knobs_for(scope.options.strategy)
+    knobs = scope.knobs
     planner = scope.ctx.providers.planner if knobs.planner_ranking else None
     if knobs.both_ends and len(context.candidates) < 2:
         planner = None  # one candidate leaves nothing to rank: no call to pay for

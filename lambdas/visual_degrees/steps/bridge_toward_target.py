@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from visual_degrees.domain.models import RunState
 from visual_degrees.domain.queries import pair_query
-from visual_degrees.domain.strategy import knobs_for
 from visual_degrees.services import both_ends
 from visual_degrees.services.confirm import settle
 from visual_degrees.services.context import StepContext
@@ -19,7 +18,7 @@ from visual_degrees.services.scope import RunScope
 
 def run(state: RunState, ctx: StepContext) -> RunState:
     scope = RunScope(ctx, state)
-    knobs = knobs_for(state.options.strategy)
+    knobs = scope.knobs
     node = scope.person(state.selected or state.frontier or state.person_a.key)
     path = [*state.path, node.key]
     state = scope.state = state.model_copy(update={"path": path, "hop": state.hop + 1, "frontier": node.key})

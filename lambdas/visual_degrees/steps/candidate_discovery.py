@@ -2,7 +2,7 @@
 
 Discovery rounds continue inside the step until someone new turns up, the templates run out, a
 budget refuses, or the run's graph already connects A and B. Meeting in the middle (the default),
-each round searches the best open person of either side (both_ends.py), so the frontier moves, and
+each round searches the best open person of either side (services/both_ends.py), so the frontier moves, and
 the side switches, whenever another person is the better bet.
 """
 
@@ -13,7 +13,6 @@ from typing import Any
 
 from visual_degrees.domain.models import RunState
 from visual_degrees.domain.queries import GROUP_FIRST, discovery_query
-from visual_degrees.domain.strategy import knobs_for
 from visual_degrees.services import both_ends
 from visual_degrees.services.confirm import settle
 from visual_degrees.services.context import StepContext
@@ -25,13 +24,14 @@ from visual_degrees.services.selection import untried_candidates
 
 
 def run(state: RunState, ctx: StepContext) -> RunState:
-    if knobs_for(state.options.strategy).both_ends:
-        return _both_ends(state, RunScope(ctx, state))
-    return _one_side(state, RunScope(ctx, state))
+    scope = RunScope(ctx, state)
+    if scope.knobs.both_ends:
+        return _both_ends(state, scope)
+    return _one_side(state, scope)
 
 
 def _one_side(state: RunState, scope: RunScope) -> RunState:
-    knobs = knobs_for(state.options.strategy)
+    knobs = scope.knobs
     order = GROUP_FIRST if knobs.group_queries_first else None
     frontier = scope.person(state.frontier or state.person_a.key)
     round_no = state.round

@@ -24,7 +24,7 @@ def run(state: RunState, ctx: StepContext) -> RunState:
     unseen = (scope.mem.meta() or {}).get("unseenEnd")
     if reason == "candidates_exhausted" and unseen:
         message = f"No photo could be found showing {unseen} with anyone, and every chain needs one."
-    scope.emit(
+    scope.finish(
         "no_path",
         {
             "reason": reason,
@@ -37,7 +37,6 @@ def run(state: RunState, ctx: StepContext) -> RunState:
             "simSeconds": round(ctx.clock.now() - state.started_at, 3),
             "graph": graph_payload(shown_edges(scope.mem.edges()), scope.mem.names()),
         },
-        key="final",
+        reason=reason,
     )
-    scope.mem.update_meta(status="no_path", reason=reason)
     return state.advanced(stop_reason=reason)

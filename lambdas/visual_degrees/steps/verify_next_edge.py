@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from visual_degrees.domain.models import Edge, RunState
 from visual_degrees.domain.queries import discovery_query, pair_query
-from visual_degrees.domain.strategy import knobs_for
 from visual_degrees.services.confirm import settle
 from visual_degrees.services.context import StepContext
 from visual_degrees.services.evidence import budget_flags, find_pair, record, search
@@ -15,7 +14,7 @@ from visual_degrees.services.selection import untried_candidates
 
 def run(state: RunState, ctx: StepContext) -> RunState:
     scope = RunScope(ctx, state)
-    knobs = knobs_for(state.options.strategy)
+    knobs = scope.knobs
     frontier = scope.person(state.frontier or state.person_a.key)
     # Meeting in the middle, S2 decides when discovery is over (nobody open on either side).
     exhausted_discovery = not knobs.both_ends and discovery_query(frontier.name, state.round) is None

@@ -15,7 +15,7 @@ from visual_degrees.domain.models import RunOptions, RunState
 from visual_degrees.protocol import TOO_MANY_RUNS, CancelRun, GetRun, ProtocolError, StartRun, Subscribe
 from visual_degrees.services.event_log import EventLog
 from visual_degrees.services.run_memory import RunMemory
-from visual_degrees.services.runs_api import Caller, RunsApi, StartPolicy, merged_options
+from visual_degrees.services.runs_api import Caller, RunsApi, StartPolicy, StoredSubscriptions, merged_options
 
 ALICE = Caller("conn-alice", "alice")
 BOB = Caller("conn-bob", "bob")
@@ -44,6 +44,9 @@ class FakeExecutions:
     def stop(self, execution_arn: str, *, cause: str) -> None:
         self.stopped.append(execution_arn)
         self.statuses[execution_arn] = "ABORTED"
+
+    def cancel_requested(self, run_id: str) -> None:
+        pass
 
 
 @dataclass
@@ -92,7 +95,7 @@ def world_() -> World:
     api = RunsApi(
         memory,
         executions,
-        connections,
+        StoredSubscriptions(memory, connections, connections),
         connections,
         sink=sink,
         policy=StartPolicy(RunOptions(max_hops=4), max_active_runs=2),
