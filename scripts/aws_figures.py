@@ -143,7 +143,6 @@ def run_figures(pairs: list[tuple[str, str]], world_path: Path | None = None) ->
     from visual_degrees.local.asl_engine import LocalEngine
     from visual_degrees.local.definition import load_definition, render_definition
     from visual_degrees.sandbox import PhotoWeb, build_sandbox, default_world_path, load_world
-    from visual_degrees.services.context import Providers
 
     memory_mb = {
         f"${{{t.substitution}}}": STEP_PROFILES.get(t.step, DEFAULT_STEP_PROFILE)[0].memory_mb
@@ -171,7 +170,7 @@ def run_figures(pairs: list[tuple[str, str]], world_path: Path | None = None) ->
                 boto3.client("apigatewaymanagementapi", region_name=region, endpoint_url=endpoint)
             )
             sandbox = build_sandbox(web, seed=0)
-            providers = Providers(sandbox.search, sandbox.fetcher, sandbox.recognizer, sandbox.planner)
+            providers = sandbox.providers
             runtime = AwsRuntime(
                 {"VD_TABLE_NAME": "runs", "VD_WEBSOCKET_ENDPOINT": endpoint, "VD_STATE_MACHINE_ARN": machine},
                 dynamodb=dynamodb,

@@ -16,7 +16,7 @@ from visual_degrees.domain.errors import InvalidInput
 from visual_degrees.domain.models import Budgets, Person, RunOptions, RunState
 from visual_degrees.domain.planning import PlannerReply
 from visual_degrees.local.runner import LocalRunner, RunEnvironment
-from visual_degrees.services.context import Providers
+from visual_degrees.ports import Providers
 from visual_degrees.services.run_memory import RunMemory
 from visual_degrees.steps import execute
 
@@ -29,7 +29,7 @@ def make_runner(web: FakeWeb, *, planner: Any = None, memory: SqliteMemory | Non
     def environment(run_id: str) -> RunEnvironment:
         clock = ManualClock()
         return RunEnvironment(
-            providers=Providers(search=web, fetcher=web, recognizer=web, planner=planner),
+            providers=Providers.of(web, planner),
             clock=clock,
             sleep=clock.advance,
             on_transition=lambda _state: clock.advance(0.05),

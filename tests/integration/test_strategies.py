@@ -17,8 +17,8 @@ from visual_degrees.adapters.sqlite_memory import SqliteMemory
 from visual_degrees.domain.models import Face, FetchedImage, ImageHit, RunOptions, RunState
 from visual_degrees.domain.planning import PlannerReply
 from visual_degrees.local.runner import LocalRunner, RunEnvironment, RunResult
+from visual_degrees.ports import Providers
 from visual_degrees.sandbox import VirtualClock
-from visual_degrees.services.context import Providers
 from visual_degrees.steps import execute
 
 ANN, BOB, CAT, DAN, EVE = "Ann Lee", "Bob Ray", "Cat Wu", "Dan Oz", "Eve Fox"
@@ -60,7 +60,7 @@ def runner(web: Web, *, planner: Any = None, memory: SqliteMemory | None = None)
     def environment(run_id: str) -> RunEnvironment:
         clock = web.clock or ManualClock()
         return RunEnvironment(
-            providers=Providers(search=web, fetcher=web, recognizer=web, planner=planner),
+            providers=Providers.of(web, planner),
             clock=clock,
             sleep=clock.advance,
             on_transition=lambda _state: clock.advance(0.05),

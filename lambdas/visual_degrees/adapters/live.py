@@ -6,7 +6,6 @@ Nothing here opens a connection: every adapter builds its client on first use.
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
 from typing import Any
 
 import httpx
@@ -23,23 +22,9 @@ from visual_degrees.adapters.search_brave import BraveImageSearch
 from visual_degrees.adapters.search_google import GoogleImageSearch
 from visual_degrees.config import Settings
 from visual_degrees.domain.errors import ConfigurationError
-from visual_degrees.ports import CelebrityRecognizer, ImageFetcher, ImageSearch, Planner
+from visual_degrees.ports import ImageSearch, Planner, Providers
 
 logger = logging.getLogger(__name__)
-
-
-@dataclass
-class LiveProviders:
-    """Field for field the shape of `services.context.Providers`.
-
-    `planner` is None when the configured planner lacks its key: runs then use the deterministic
-    fallback (logged once here) instead of failing.
-    """
-
-    search: ImageSearch
-    fetcher: ImageFetcher
-    recognizer: CelebrityRecognizer
-    planner: Planner | None
 
 
 def retry_policy(settings: Settings) -> RetryPolicy:
@@ -148,9 +133,10 @@ def build_live_providers(
     rekognition_client: Any | None = None,
     genai_client: Any | None = None,
     bedrock_client: Any | None = None,
-) -> LiveProviders:
+) -> Providers:
     """Live adapters for `settings`. A missing search key is a ConfigurationError now (no run can
-    work without search); a missing planner key only means the fallback plans."""
+    work without search); a missing planner key only means the fallback plans (planner None,
+    logged once here) instead of failing."""
     search = build_search(settings, http_client=search_http_client)
     planner: Planner | None = build_planner_router(
         settings, genai_client=genai_client, bedrock_client=bedrock_client
@@ -162,7 +148,7 @@ def build_live_providers(
             extra={"planner": settings.planner, "missing": missing},
         )
         planner = None
-    return LiveProviders(
+    return Providers(
         search=search,
         fetcher=build_fetcher(settings, resolver=resolver, http_client=fetch_http_client),
         recognizer=build_recognizer(settings, client=rekognition_client),

@@ -43,9 +43,9 @@ from visual_degrees.domain.planning import PlannerContext, PlannerReply
 from visual_degrees.handlers.catalog import PLANNING_STEPS, PROVIDER_STEPS
 from visual_degrees.handlers.observability import trace_http_clients
 from visual_degrees.handlers.run_metrics import report_finished
-from visual_degrees.ports import Clock, Memory
+from visual_degrees.ports import Clock, Memory, Providers
 from visual_degrees.services.client_tokens import identify
-from visual_degrees.services.context import Providers, StepContext
+from visual_degrees.services.context import StepContext
 from visual_degrees.services.runs_api import RunsApi, StartPolicy, StoredSubscriptions
 
 if TYPE_CHECKING:
@@ -225,10 +225,10 @@ class AwsRuntime:
             return self._providers
         if step not in PROVIDER_STEPS:
             absent = _NotProvided(step)
-            return Providers(search=absent, fetcher=absent, recognizer=absent, planner=None)
+            return Providers.of(absent)
         live = _Deferred(self.live_providers)
         planner = live if step in PLANNING_STEPS else None
-        return Providers(search=live, fetcher=live, recognizer=live, planner=planner)
+        return Providers.of(live, planner)
 
     def live_providers(self) -> Providers:
         """Built from settings (keys from the secret, cached 5 minutes) and rebuilt when the keys
@@ -262,16 +262,7 @@ class AwsRuntime:
             self._checked_at = time.monotonic()
             if self._live is None or self._live[0] != fingerprint:
                 trace_http_clients()
-                live = build_live_providers(settings)
-                self._live = (
-                    fingerprint,
-                    Providers(
-                        search=live.search,
-                        fetcher=live.fetcher,
-                        recognizer=live.recognizer,
-                        planner=live.planner,
-                    ),
-                )
+                self._live = (fingerprint, build_live_providers(settings))
             return self._live[1]
 
     # ---- the $connect authorizer --------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""What every step is given: the providers and the run-memory, event and clock ports.
+"""What every step is given: the providers (ports.Providers) and the run-memory, event and clock ports.
 
 Built by a composition root (the local runner, once per run; a Lambda handler, once per invocation
 over clients kept for the warm container; a test); per-step state lives in `RunScope`.
@@ -9,26 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from visual_degrees.domain.costs import DEFAULT_COSTS, CostTable
-from visual_degrees.ports import (
-    CelebrityRecognizer,
-    Clock,
-    EventSink,
-    ImageFetcher,
-    ImageSearch,
-    Memory,
-    Planner,
-)
-
-
-@dataclass
-class Providers:
-    search: ImageSearch
-    fetcher: ImageFetcher
-    recognizer: CelebrityRecognizer
-    planner: Planner | None = None  # None: always the deterministic fallback
-    # The photo web these providers observe ("live", or one sandbox world and seed). Evidence and
-    # provider answers kept across runs belong to it: a photo of one web proves nothing in another.
-    web: str = "live"
+from visual_degrees.ports import Clock, EventSink, Memory, Providers
 
 
 @dataclass
