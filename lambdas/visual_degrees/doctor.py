@@ -151,13 +151,13 @@ def _aws_ready() -> str | None:
 
 
 def default_probes(settings: Settings) -> dict[str, Probe]:
-    from visual_degrees.adapters.http_retry import RetryPolicy
+    from visual_degrees.adapters.live.http_retry import RetryPolicy
 
     once = RetryPolicy(max_attempts=1)
 
     def search_probe(engine: str) -> Probe:
         def probe() -> str:
-            from visual_degrees.adapters.live import build_search
+            from visual_degrees.adapters.live.providers import build_search
 
             hits = build_search(settings.model_copy(update={"search_engine": engine})).search(
                 "Kevin Bacon", 1
@@ -167,7 +167,7 @@ def default_probes(settings: Settings) -> dict[str, Probe]:
         return probe
 
     def gemini_probe() -> str:
-        from visual_degrees.adapters.planner_gemini import GeminiPlanner
+        from visual_degrees.adapters.live.planner_gemini import GeminiPlanner
 
         planner = GeminiPlanner(
             settings.gemini_api_key,
@@ -180,13 +180,13 @@ def default_probes(settings: Settings) -> dict[str, Probe]:
         return planner.check_model()
 
     def bedrock_probe() -> str:
-        from visual_degrees.adapters.planner_bedrock import BedrockPlanner
+        from visual_degrees.adapters.live.planner_bedrock import BedrockPlanner
 
         planner = BedrockPlanner(settings.bedrock_model_id, region=settings.bedrock_region, retry=once)
         return planner.ping()
 
     def rekognition_probe() -> str:
-        from visual_degrees.adapters.rekognition import RekognitionRecognizer
+        from visual_degrees.adapters.live.rekognition import RekognitionRecognizer
 
         recognizer = RekognitionRecognizer(region=settings.rekognition_region, retry=once)
         return recognizer.probe(_PROBE_IMAGE)

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from tests.support.fakes import FakeWeb, ListSink, ManualClock, ScriptedPlanner, face
-from visual_degrees.adapters.sqlite_memory import SqliteMemory
+from visual_degrees.adapters.local.sqlite_memory import SqliteMemory
 from visual_degrees.domain.models import Face, FetchedImage, ImageHit, RunOptions, RunState
 from visual_degrees.domain.planning import PlannerReply
 from visual_degrees.local.runner import LocalRunner, RunEnvironment, RunResult

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from visual_degrees.adapters.sqlite_memory import SqliteMemory
+from visual_degrees.adapters.local.sqlite_memory import SqliteMemory
 from visual_degrees.domain import strategy
 from visual_degrees.domain.errors import InvalidInput
 from visual_degrees.domain.models import Edge, Evidence, RunOptions

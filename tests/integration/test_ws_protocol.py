@@ -12,7 +12,7 @@ import pytest
 from tests.support.ws_client import WsClient, is_event, seqs
 from tests.support.ws_server import Gate, bundled_sandbox, running_server
 from visual_degrees.domain.models import RunOptions
-from visual_degrees.local.ws_runs import RunLimits
+from visual_degrees.local.server.runs import RunLimits
 from visual_degrees.ports import Memory
 from visual_degrees.sandbox import EXAMPLE_PAIR
 from visual_degrees.services.event_log import EventLog

@@ -13,14 +13,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from visual_degrees.adapters.sqlite_memory import SqliteMemory
+from visual_degrees.adapters.local.sqlite_memory import SqliteMemory
 from visual_degrees.bench.metrics import RunRecord, summarize
 from visual_degrees.bench.pairs import BenchPair
 from visual_degrees.bench.truth import Truth
 from visual_degrees.domain import strategy as strategies
 from visual_degrees.domain.costs import DEFAULT_COSTS
 from visual_degrees.domain.models import RunOptions, Strategy
-from visual_degrees.local.definition import load_definition
+from visual_degrees.local.asl.definition import load_definition
 from visual_degrees.local.environments import SandboxEnvironment
 from visual_degrees.local.runner import LocalRunner, RunEnvironment
 from visual_degrees.ports import Clock

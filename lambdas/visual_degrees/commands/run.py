@@ -29,7 +29,7 @@ def options_of(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def main(args: argparse.Namespace, state_dir: Path) -> int:
-    from visual_degrees.adapters.sqlite_memory import SqliteMemory
+    from visual_degrees.adapters.local.sqlite_memory import SqliteMemory
     from visual_degrees.domain.requests import parse_options, validate_pair
     from visual_degrees.local import environments
     from visual_degrees.local.console import ConsoleSink, summary

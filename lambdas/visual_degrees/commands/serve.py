@@ -55,11 +55,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def main(args: argparse.Namespace, state_dir: Path) -> int:
-    from visual_degrees.adapters.sqlite_memory import SqliteMemory
+    from visual_degrees.adapters.local.sqlite_memory import SqliteMemory
     from visual_degrees.domain.errors import InvalidInput
     from visual_degrees.local.environments import sandbox_environment
-    from visual_degrees.local.server import Address, LocalServer, ServeSettings
-    from visual_degrees.local.ws_runs import RunLimits
+    from visual_degrees.local.server.app import Address, LocalServer, ServeSettings
+    from visual_degrees.local.server.runs import RunLimits
 
     if args.max_concurrent_runs < 1:
         raise InvalidInput("--max-concurrent-runs must be at least 1")

@@ -20,10 +20,10 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from visual_degrees.adapters.aws_connections import DynamoDbConnections
-from visual_degrees.adapters.aws_event_sink import ApiGatewayEventSink, ConnectionPusher
-from visual_degrees.adapters.aws_executions import StepFunctionsExecutions
-from visual_degrees.adapters.dynamodb_memory import DynamoDbMemory
+from visual_degrees.adapters.aws.connections import DynamoDbConnections
+from visual_degrees.adapters.aws.dynamodb_memory import DynamoDbMemory
+from visual_degrees.adapters.aws.event_sink import ApiGatewayEventSink, ConnectionPusher
+from visual_degrees.adapters.aws.executions import StepFunctionsExecutions
 from visual_degrees.adapters.wall_clock import WallClock
 from visual_degrees.constants import (
     ENV_BEDROCK_MODEL_ID,
@@ -237,7 +237,7 @@ class AwsRuntime:
         with self._lock:
             if self._live is not None and time.monotonic() - self._checked_at < self._recheck:
                 return self._live[1]
-        from visual_degrees.adapters.live import build_live_providers
+        from visual_degrees.adapters.live.providers import build_live_providers
         from visual_degrees.config import load_settings
 
         overrides = {

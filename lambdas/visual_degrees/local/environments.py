@@ -61,7 +61,7 @@ def require_known(environment: SandboxEnvironment, *names: str) -> None:
 
 def live_environment(settings: Settings | None = None) -> Callable[[str], RunEnvironment]:
     """The live providers from settings (VD_* variables, a config file, or the deployment secret)."""
-    from visual_degrees.adapters.live import build_live_providers
+    from visual_degrees.adapters.live.providers import build_live_providers
     from visual_degrees.config import load_settings
 
     providers = build_live_providers(settings or load_settings())

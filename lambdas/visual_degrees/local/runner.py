@@ -17,8 +17,8 @@ from visual_degrees.domain.ids import new_run_id
 from visual_degrees.domain.models import DEFAULT_TTL_SECONDS, RunEvent, RunOptions, RunState
 from visual_degrees.domain.outcomes import BY_EVENT, TERMINAL_EVENTS, Outcome
 from visual_degrees.domain.requests import parse_options, validate_pair
-from visual_degrees.local.asl_engine import Execution, LocalEngine
-from visual_degrees.local.definition import load_definition
+from visual_degrees.local.asl.definition import load_definition
+from visual_degrees.local.asl.engine import Execution, LocalEngine
 from visual_degrees.local.executions import ExecutionStore
 from visual_degrees.ports import Clock, EventSink, Memory
 from visual_degrees.services.context import CacheTally, Providers, StepContext

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from tests.support.fakes import ListSink
-from visual_degrees.adapters.sqlite_memory import SqliteMemory
+from visual_degrees.adapters.local.sqlite_memory import SqliteMemory
 from visual_degrees.domain.errors import InvalidInput, ProviderError, RunNotFound
 from visual_degrees.domain.models import RunOptions, RunState
 from visual_degrees.protocol import TOO_MANY_RUNS, CancelRun, GetRun, ProtocolError, StartRun, Subscribe

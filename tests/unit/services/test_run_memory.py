@@ -1,7 +1,7 @@
 import json
 
 from tests.support.fakes import face
-from visual_degrees.adapters.sqlite_memory import SqliteMemory
+from visual_degrees.adapters.local.sqlite_memory import SqliteMemory
 from visual_degrees.domain.models import Evidence, Person
 from visual_degrees.services.run_memory import MAX_EVIDENCE_PER_CANDIDATE, RunMemory
 
@@ -51,7 +51,7 @@ def test_journalled_decisions_are_replayed_not_recomputed():
 
 
 def test_shared_memory_of_one_photo_web_is_invisible_to_another():
-    from visual_degrees.adapters.sqlite_memory import SqliteMemory
+    from visual_degrees.adapters.local.sqlite_memory import SqliteMemory
     from visual_degrees.domain.models import Edge, Evidence, Face, ImageHit
     from visual_degrees.services.run_memory import SharedMemory
 

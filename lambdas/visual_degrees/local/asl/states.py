@@ -13,10 +13,10 @@ import re
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from visual_degrees.local.asl_choice import Predicate, compile_rule
-from visual_degrees.local.asl_errors import AslDefinitionError, UnsupportedAslFeature
-from visual_degrees.local.asl_paths import ReferencePath, Template, compile_template, parse_optional_path
-from visual_degrees.local.asl_retry import Catcher, Retrier, parse_catch, parse_retry
+from visual_degrees.local.asl.choice import Predicate, compile_rule
+from visual_degrees.local.asl.errors import AslDefinitionError, UnsupportedAslFeature
+from visual_degrees.local.asl.paths import ReferencePath, Template, compile_template, parse_optional_path
+from visual_degrees.local.asl.retry import Catcher, Retrier, parse_catch, parse_retry
 
 _MAX_TIMEOUT = 99_999_999
 _TOP_LEVEL_FIELDS = frozenset({"StartAt", "States", "Comment", "QueryLanguage", "TimeoutSeconds", "Version"})

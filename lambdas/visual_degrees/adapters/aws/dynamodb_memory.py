@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 from botocore.exceptions import BotoCoreError, ClientError, NoCredentialsError, NoRegionError
 
 from visual_degrees.adapters import memory_rules as rules
-from visual_degrees.adapters.aws_clients import LazyClient
+from visual_degrees.adapters.aws.clients import LazyClient
 from visual_degrees.constants import (
     COUNTERS_ATTRIBUTE_PREFIX,
     DATA_ATTRIBUTE,

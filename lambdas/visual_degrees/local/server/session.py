@@ -18,8 +18,8 @@ from concurrent.futures import Future
 from typing import Any, Protocol, TypeVar
 
 from visual_degrees.domain.errors import VisualDegreesError
-from visual_degrees.local.ws_broker import Broker, Subscription
-from visual_degrees.local.ws_rate_limit import FloodGuard, RateLimits, Verdict
+from visual_degrees.local.server.broker import Broker, Subscription
+from visual_degrees.local.server.rate_limit import FloodGuard, RateLimits, Verdict
 from visual_degrees.protocol import (
     RATE_LIMITED,
     TOO_MANY_RUNS,

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from visual_degrees.local.asl_errors import (
+from visual_degrees.local.asl.errors import (
     NO_CHOICE_MATCHED,
     RESULT_PATH_MATCH_FAILURE,
     RUNTIME,
@@ -31,10 +31,10 @@ from visual_degrees.local.asl_errors import (
     StateError,
     UnsupportedAslFeature,
 )
-from visual_degrees.local.asl_history import History, HistoryLimitReached
-from visual_degrees.local.asl_paths import ROOT, PathNotFound, ReferencePath
-from visual_degrees.local.asl_retry import error_matches
-from visual_degrees.local.asl_states import (
+from visual_degrees.local.asl.history import History, HistoryLimitReached
+from visual_degrees.local.asl.paths import ROOT, PathNotFound, ReferencePath
+from visual_degrees.local.asl.retry import error_matches
+from visual_degrees.local.asl.states import (
     ChoiceState,
     PassState,
     State,

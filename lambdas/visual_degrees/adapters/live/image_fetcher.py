@@ -17,8 +17,8 @@ from dataclasses import dataclass
 
 import httpx
 
-from visual_degrees.adapters.image_convert import ImageLimits, ImageRejected, prepare_for_recognition
-from visual_degrees.adapters.net_guard import AddressGuard, IPAddress, Resolver, system_resolver
+from visual_degrees.adapters.live.image_convert import ImageLimits, ImageRejected, prepare_for_recognition
+from visual_degrees.adapters.live.net_guard import AddressGuard, IPAddress, Resolver, system_resolver
 from visual_degrees.domain.models import FetchedImage
 
 logger = logging.getLogger(__name__)

@@ -11,8 +11,8 @@ from typing import Any
 
 from botocore.exceptions import BotoCoreError, ClientError
 
-from visual_degrees.adapters.aws_clients import LazyClient
-from visual_degrees.adapters.aws_errors import domain_error, error_code
+from visual_degrees.adapters.aws.clients import LazyClient
+from visual_degrees.adapters.aws.errors import domain_error, error_code
 from visual_degrees.domain.errors import ConditionFailed, ConfigurationError
 
 RETRY_CONFIG = {"mode": "standard", "max_attempts": 3}

@@ -7,7 +7,7 @@ from typing import Any
 import httpx
 from pydantic import BaseModel, ConfigDict, SecretStr, ValidationError
 
-from visual_degrees.adapters.http_retry import (
+from visual_degrees.adapters.live.http_retry import (
     DEFAULT_RETRY,
     RetryableFailure,
     RetryPolicy,

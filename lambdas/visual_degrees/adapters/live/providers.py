@@ -10,16 +10,16 @@ from typing import Any
 
 import httpx
 
-from visual_degrees.adapters.http_retry import RetryPolicy
-from visual_degrees.adapters.image_convert import ImageLimits
-from visual_degrees.adapters.image_fetcher import FetchLimits, SafeImageFetcher
-from visual_degrees.adapters.net_guard import AddressGuard, Resolver
-from visual_degrees.adapters.planner_bedrock import BedrockPlanner
-from visual_degrees.adapters.planner_gemini import GeminiPlanner
-from visual_degrees.adapters.planner_router import PlannerRouter
-from visual_degrees.adapters.rekognition import RekognitionRecognizer
-from visual_degrees.adapters.search_brave import BraveImageSearch
-from visual_degrees.adapters.search_google import GoogleImageSearch
+from visual_degrees.adapters.live.http_retry import RetryPolicy
+from visual_degrees.adapters.live.image_convert import ImageLimits
+from visual_degrees.adapters.live.image_fetcher import FetchLimits, SafeImageFetcher
+from visual_degrees.adapters.live.net_guard import AddressGuard, Resolver
+from visual_degrees.adapters.live.planner_bedrock import BedrockPlanner
+from visual_degrees.adapters.live.planner_gemini import GeminiPlanner
+from visual_degrees.adapters.live.planner_router import PlannerRouter
+from visual_degrees.adapters.live.rekognition import RekognitionRecognizer
+from visual_degrees.adapters.live.search_brave import BraveImageSearch
+from visual_degrees.adapters.live.search_google import GoogleImageSearch
 from visual_degrees.config import Settings
 from visual_degrees.domain.errors import ConfigurationError
 from visual_degrees.ports import ImageSearch, Planner, Providers

@@ -18,7 +18,7 @@ from visual_degrees.domain.errors import RunNotFound
 from visual_degrees.domain.models import DEFAULT_TTL_SECONDS, RunOptions, RunState
 from visual_degrees.local.executions import ExecutionStore
 from visual_degrees.local.runner import LocalRunner
-from visual_degrees.local.ws_pacing import Pacer
+from visual_degrees.local.server.pacing import Pacer
 from visual_degrees.ports import EventSink
 from visual_degrees.protocol import TOO_MANY_RUNS, ProtocolError
 from visual_degrees.services.endings import end_run

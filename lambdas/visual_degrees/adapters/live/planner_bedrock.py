@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from visual_degrees.adapters.http_retry import DEFAULT_RETRY, RetryableFailure, RetryPolicy
-from visual_degrees.adapters.planner_prompt import (
+from visual_degrees.adapters.live.http_retry import DEFAULT_RETRY, RetryableFailure, RetryPolicy
+from visual_degrees.adapters.live.planner_prompt import (
     PlannerWireReply,
     build_prompt,
     parse_reply_text,

@@ -5,8 +5,8 @@
     GET /ws          the WebSocket endpoint (Upgrade), as the deployed API's stage URL
 
 The protocol's actions are the deployed API's use case (services/runs_api.py) over local adapters:
-executions and admission in a thread pool (ws_runs.py), replies and subscriptions through the
-connections' sessions (ws_session.py).
+executions and admission in a thread pool (runs.py), replies and subscriptions through the
+connections' sessions (session.py).
 
 Threads: the event loop owns every socket and the subscription broker; runs execute in a bounded
 pool (`LocalExecutions`) and hand their events to the loop with `call_soon_threadsafe`; anything that
@@ -30,13 +30,13 @@ from websockets.http11 import Request, Response
 
 from visual_degrees.constants import MAX_MESSAGE_BYTES
 from visual_degrees.domain.models import RunEvent, RunOptions
-from visual_degrees.local.http_static import StaticSite, not_found, plain
 from visual_degrees.local.runner import LocalRunner, RunEnvironment
-from visual_degrees.local.ws_broker import Broker, BrokerSink, Published
-from visual_degrees.local.ws_pacing import Pacer
-from visual_degrees.local.ws_rate_limit import RateLimits
-from visual_degrees.local.ws_runs import LocalExecutions, RunLimits
-from visual_degrees.local.ws_session import Session, Sessions
+from visual_degrees.local.server.broker import Broker, BrokerSink, Published
+from visual_degrees.local.server.http_static import StaticSite, not_found, plain
+from visual_degrees.local.server.pacing import Pacer
+from visual_degrees.local.server.rate_limit import RateLimits
+from visual_degrees.local.server.runs import LocalExecutions, RunLimits
+from visual_degrees.local.server.session import Session, Sessions
 from visual_degrees.ports import Memory
 from visual_degrees.services.event_log import EventLog
 from visual_degrees.services.runs_api import RunsApi, StartPolicy

@@ -14,8 +14,8 @@ from typing import Any, Protocol
 
 from botocore.exceptions import BotoCoreError, ClientError
 
-from visual_degrees.adapters.aws_clients import LazyClient
-from visual_degrees.adapters.aws_errors import error_code
+from visual_degrees.adapters.aws.clients import LazyClient
+from visual_degrees.adapters.aws.errors import error_code
 from visual_degrees.domain.errors import ConfigurationError, VisualDegreesError
 from visual_degrees.domain.models import RunEvent
 

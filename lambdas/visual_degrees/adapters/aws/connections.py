@@ -19,8 +19,8 @@ from typing import Any
 
 from botocore.exceptions import BotoCoreError, ClientError
 
-from visual_degrees.adapters.aws_clients import LazyClient
-from visual_degrees.adapters.aws_errors import domain_error
+from visual_degrees.adapters.aws.clients import LazyClient
+from visual_degrees.adapters.aws.errors import domain_error
 from visual_degrees.constants import (
     CONNECTIONS_BY_RUN_INDEX,
     DATA_ATTRIBUTE,

@@ -11,7 +11,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from visual_degrees.local.asl_errors import AslDefinitionError, UnsupportedAslFeature
+from visual_degrees.local.asl.errors import AslDefinitionError, UnsupportedAslFeature
 
 Segment = str | int
 

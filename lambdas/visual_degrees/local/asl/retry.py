@@ -12,7 +12,7 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
-from visual_degrees.local.asl_errors import (
+from visual_degrees.local.asl.errors import (
     STATES_ALL,
     TASK_FAILED,
     TERMINAL_ERRORS,
@@ -20,7 +20,7 @@ from visual_degrees.local.asl_errors import (
     AslDefinitionError,
     UnsupportedAslFeature,
 )
-from visual_degrees.local.asl_paths import ReferencePath, parse_optional_path
+from visual_degrees.local.asl.paths import ReferencePath, parse_optional_path
 
 _MAX_INTERVAL = 99_999_999
 _MAX_ATTEMPTS = 99_999_999

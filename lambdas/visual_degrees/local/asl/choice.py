@@ -16,8 +16,8 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
-from visual_degrees.local.asl_errors import RUNTIME, AslDefinitionError, StateError, UnsupportedAslFeature
-from visual_degrees.local.asl_paths import PathNotFound, ReferencePath, parse_path
+from visual_degrees.local.asl.errors import RUNTIME, AslDefinitionError, StateError, UnsupportedAslFeature
+from visual_degrees.local.asl.paths import PathNotFound, ReferencePath, parse_path
 
 Predicate = Callable[[Any], bool]
 

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from importlib.resources import files
 from typing import Any
 
-from visual_degrees.local.asl_errors import AslDefinitionError
+from visual_degrees.local.asl.errors import AslDefinitionError
 
 _PLACEHOLDER = re.compile(r"\$\{(\w+)\}")
 
