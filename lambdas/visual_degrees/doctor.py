@@ -12,7 +12,6 @@ from __future__ import annotations
 import base64
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from visual_degrees.config import Settings
 from visual_degrees.domain.errors import ConfigurationError, ProviderError, TransientProviderError
@@ -48,10 +47,9 @@ def run_doctor(
     aws_problem = (aws_ready or _aws_ready)()
     secrets = settings.secret_values()
     configured = {
-        "brave": _needs(settings.brave_api_key, "VD_BRAVE_API_KEY"),
-        "google": _needs(settings.google_api_key, "VD_GOOGLE_API_KEY")
-        or _needs(settings.google_cx, "VD_GOOGLE_CX"),
-        "gemini": _needs(settings.gemini_api_key, "VD_GEMINI_API_KEY"),
+        "brave": _needs(settings, "brave_api_key"),
+        "google": _needs(settings, "google_api_key", "google_cx"),
+        "gemini": _needs(settings, "gemini_api_key"),
         "bedrock": aws_problem,
         "rekognition": aws_problem,
     }
@@ -105,11 +103,16 @@ def run_doctor(
     return checks
 
 
-def _needs(value: Any, variable: str) -> str | None:
-    if value is None:
-        return f"{variable} is not set"
-    text = value.get_secret_value() if hasattr(value, "get_secret_value") else str(value)
-    return None if text.strip() else f"{variable} is empty"
+def _needs(settings: Settings, *fields: str) -> str | None:
+    """What is wrong with the first of `fields` that is not usable, named by its variable."""
+    for field in fields:
+        value, variable = getattr(settings, field), Settings.env_name(field)
+        if value is None:
+            return f"{variable} is not set"
+        text = value.get_secret_value() if hasattr(value, "get_secret_value") else str(value)
+        if not text.strip():
+            return f"{variable} is empty"
+    return None
 
 
 def _run_probe(probe: Probe) -> tuple[bool, bool, str]:

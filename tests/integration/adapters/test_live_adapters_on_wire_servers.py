@@ -17,8 +17,9 @@ from tests.support.fake_wire_servers import (
     StaticImageServer,
     photo_bytes,
 )
+from visual_degrees.adapters.live.defaults import DEFAULT_GEMINI_MODEL
 from visual_degrees.adapters.live.providers import build_live_providers
-from visual_degrees.config import DEFAULT_GEMINI_MODEL, Settings
+from visual_degrees.config import Settings
 from visual_degrees.doctor import format_report, run_doctor
 from visual_degrees.domain.errors import ConfigurationError, ProviderError, TransientProviderError
 from visual_degrees.domain.planning import CandidateSummary, PlannerContext, validate_reply

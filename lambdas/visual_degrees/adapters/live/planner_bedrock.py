@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from visual_degrees.adapters.live.defaults import DEFAULT_BEDROCK_MODEL
 from visual_degrees.adapters.live.http_retry import DEFAULT_RETRY, RetryableFailure, RetryPolicy
 from visual_degrees.adapters.live.planner_prompt import (
     PlannerWireReply,
@@ -15,7 +16,6 @@ from visual_degrees.adapters.live.planner_prompt import (
     parse_reply_text,
     wire_schema,
 )
-from visual_degrees.config import DEFAULT_BEDROCK_MODEL
 from visual_degrees.domain.errors import ConfigurationError, ProviderError
 from visual_degrees.domain.planning import PlannerContext, PlannerReply
 

@@ -13,6 +13,7 @@ from typing import Any
 import httpx
 from pydantic import SecretStr
 
+from visual_degrees.adapters.live.defaults import DEFAULT_GEMINI_MODEL
 from visual_degrees.adapters.live.http_retry import (
     DEFAULT_RETRY,
     RETRYABLE_STATUS,
@@ -21,7 +22,6 @@ from visual_degrees.adapters.live.http_retry import (
     parse_retry_after,
 )
 from visual_degrees.adapters.live.planner_prompt import PlannerWireReply, build_prompt, parse_reply_text
-from visual_degrees.config import DEFAULT_GEMINI_MODEL
 from visual_degrees.domain.errors import ConfigurationError, ProviderError
 from visual_degrees.domain.planning import PlannerContext, PlannerReply
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from visual_degrees.adapters.live.defaults import REKOGNITION_MAX_IMAGE_BYTES
 from visual_degrees.adapters.live.http_retry import RetryableFailure, RetryPolicy
-from visual_degrees.config import REKOGNITION_MAX_IMAGE_BYTES
 from visual_degrees.domain.errors import ConfigurationError, ProviderError
 from visual_degrees.domain.models import BoundingBox, Face, FetchedImage
 

@@ -7,6 +7,7 @@ from typing import Any
 import httpx
 from pydantic import BaseModel, ConfigDict, SecretStr, ValidationError
 
+from visual_degrees.adapters.live.defaults import BRAVE_IMAGES_ENDPOINT
 from visual_degrees.adapters.live.http_retry import (
     DEFAULT_RETRY,
     RetryableFailure,
@@ -14,7 +15,6 @@ from visual_degrees.adapters.live.http_retry import (
     parse_retry_after,
     request_json,
 )
-from visual_degrees.config import BRAVE_IMAGES_ENDPOINT
 from visual_degrees.domain.errors import ConfigurationError, ProviderError
 from visual_degrees.domain.models import ImageHit
 

@@ -11,8 +11,8 @@ from typing import Any
 import httpx
 from pydantic import BaseModel, ConfigDict, SecretStr, ValidationError
 
+from visual_degrees.adapters.live.defaults import GOOGLE_CSE_ENDPOINT
 from visual_degrees.adapters.live.http_retry import DEFAULT_RETRY, RetryableFailure, RetryPolicy, request_json
-from visual_degrees.config import GOOGLE_CSE_ENDPOINT
 from visual_degrees.domain.errors import ConfigurationError, ProviderError, TransientProviderError
 from visual_degrees.domain.models import ImageHit
 
