@@ -258,7 +258,7 @@ def test_every_step_run_twice_emits_counts_and_links_exactly_once(monkeypatch, f
         (e.seq, e.type, e.data) for e in normal_sink.events
     ]
     assert doubled.final.data["usage"] == normal.final.data["usage"]
-    edges = RunMemory(runner.memory, "r-twice", 1800).edges()
+    edges = RunMemory(runner.memory, "r-twice", 1800).evidence.edges()
     assert len(edges) == len({(e.a, e.b) for e in edges})
     assert len(runner.events("r-twice")) == len(twice_sink.events)
 

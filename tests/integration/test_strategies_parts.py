@@ -25,16 +25,16 @@ def mem() -> RunMemory:
 
 
 def test_the_graph_keeps_the_strongest_photo_per_pair_and_says_when_a_pair_is_new(mem):
-    graph = RunGraph(mem)
+    graph = RunGraph(mem.evidence)
     assert graph.add(edge("a", "b", 85.0)) is True
     assert graph.add(edge("b", "a", 84.0)) is False  # weaker, either way round: ignored
     assert graph.add(edge("a", "b", 95.0)) is False  # stronger: kept, but not a new pair
     assert graph.confidence("b", "a") == 95.0
-    assert mem.edge("a", "b").confidence == 95.0  # the evidence item holds the stronger photo
+    assert mem.evidence.edge("a", "b").confidence == 95.0  # the evidence item holds the stronger photo
 
 
 def test_depths_paths_and_connectivity_respect_the_hop_limit(mem):
-    graph = RunGraph(mem)
+    graph = RunGraph(mem.evidence)
     for a, b in [("a", "x"), ("x", "y"), ("y", "b"), ("a", "z")]:
         graph.add(edge(a, b))
     assert graph.depths("a", 2) == {"a": 0, "x": 1, "z": 1, "y": 2}
@@ -46,14 +46,14 @@ def test_depths_paths_and_connectivity_respect_the_hop_limit(mem):
 
 def test_a_flushed_graph_is_what_the_next_step_reads_in_bounded_chunks(mem):
     # Given more links than one chunk item holds
-    graph = RunGraph(mem)
+    graph = RunGraph(mem.evidence)
     for i in range(CHUNK_LINKS + 50):
         graph.add(edge("hub", f"p{i:04d}"))
     graph.flush()
     # Then a fresh view (the next step) sees every link, stored in items of at most CHUNK_LINKS
-    again = RunGraph(mem)
+    again = RunGraph(mem.evidence)
     assert again.degree("hub") == CHUNK_LINKS + 50
-    chunks = mem.memory.query(mem.pk, "link#")
+    chunks = mem.evidence.memory.query(mem.evidence.pk, "link#")
     assert len(chunks) == 2 and max(len(c.data["links"]) for c in chunks) <= CHUNK_LINKS
     # And re-adding a pair it already holds (a re-run step) adds nothing
     assert again.add(edge("hub", "p0000")) is False

@@ -23,7 +23,7 @@ from visual_degrees.local.executions import ExecutionStore
 from visual_degrees.ports import Clock, EventSink, Memory
 from visual_degrees.services.context import CacheTally, Providers, StepContext
 from visual_degrees.services.event_log import EventLog
-from visual_degrees.services.run_memory import RunMemory
+from visual_degrees.services.run_memory import RunControl
 from visual_degrees.steps import execute
 
 
@@ -103,7 +103,7 @@ class LocalRunner:
         )
 
     def cancel(self, run_id: str) -> None:
-        memory = RunMemory(self.memory, run_id, DEFAULT_TTL_SECONDS)
+        memory = RunControl(self.memory, run_id, DEFAULT_TTL_SECONDS)
         if memory.meta() is None:
             raise RunNotFound(f"no run {run_id!r}")
         memory.request_cancel(time.time())

@@ -13,7 +13,7 @@ from visual_degrees.domain.models import DEFAULT_TTL_SECONDS, RunOptions
 from visual_degrees.domain.outcomes import FINISHED_STATUSES
 from visual_degrees.ports import Memory, Put
 from visual_degrees.protocol import TOO_MANY_RUNS, ProtocolError
-from visual_degrees.services.run_memory import RunMemory
+from visual_degrees.services.run_memory import RunControl
 
 # Beyond the runtime budget: the step in flight when the budget runs out, finalisation, retries.
 HOLD_MARGIN_SECONDS = 600
@@ -54,7 +54,7 @@ class ActiveRuns:
         going = []
         for item in self._memory.query(_client_pk(client_id), "run#"):
             run_id = item.sk.removeprefix("run#")
-            meta = RunMemory(self._memory, run_id, DEFAULT_TTL_SECONDS).meta()
+            meta = RunControl(self._memory, run_id, DEFAULT_TTL_SECONDS).meta()
             if meta is not None and meta.get("status") in FINISHED_STATUSES:
                 self._memory.delete(item.pk, item.sk)
             else:

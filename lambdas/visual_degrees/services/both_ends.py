@@ -55,7 +55,7 @@ def unseen_end(scope: RunScope) -> str | None:
     what burns the budget of runs that cannot succeed."""
     if not scope.knobs.stop_when_end_unseen:
         return None
-    rounds = scope.mem.expanded()
+    rounds = scope.frontier.expanded()
     for key in roots(scope).values():
         seen = rounds.get(key, Rounds())
         if seen.made >= 1 and scope.pinned(key) is None:
@@ -70,7 +70,7 @@ def next_expansion(scope: RunScope) -> Expansion | None:
     (stop_when_end_unseen) when one side has nobody left: a chain would then have to be stumbled
     upon by the other side's searches alone."""
     order = GROUP_FIRST if scope.knobs.group_queries_first else None
-    rounds = scope.mem.expanded()
+    rounds = scope.frontier.expanded()
     trees = depths(scope)
     # A person at depth d can still lie on a chain of d + 1 edges (its neighbour being the far end).
     deepest = scope.options.max_hops - 1
@@ -104,7 +104,7 @@ def bridge_target(scope: RunScope, side: Side, key: str, depth: int) -> str | No
     """
     far = roots(scope)[other(side)]
     spare = scope.options.max_hops - 1 - depth  # edges left on the other side after key—target
-    listed = {k for k, r in scope.mem.expanded().items() if r.complete}
+    listed = {k for k, r in scope.frontier.expanded().items() if r.complete}
     if spare < 0 or key in listed:
         return None
     choices: list[tuple[int, int, str]] = []
@@ -112,7 +112,7 @@ def bridge_target(scope: RunScope, side: Side, key: str, depth: int) -> str | No
         tree = scope.graph.depths(far, spare)
         choices = sorted((d, -scope.graph.degree(k), k) for k, d in tree.items() if d >= 1 and k != key)
     for _, _, target in sorted([*choices, (0, 0, far)]):
-        if target in listed or target in scope.graph.neighbors(key) or scope.mem.bridged(key, target):
+        if target in listed or target in scope.graph.neighbors(key) or scope.frontier.bridged(key, target):
             continue
         return target
     return None

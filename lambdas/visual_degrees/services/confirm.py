@@ -47,7 +47,7 @@ def settle(scope: RunScope, tag: str, *, claimed: bool = False) -> tuple[bool, O
         last = search(scope, pair_query(x.name, y.name))
         record(scope, last, frontier=None, focus={x.key, y.key})
         if not scope.graph.trusted(x.key, y.key, strong):
-            scope.mem.doubt(x.key, y.key)
+            scope.frontier.doubt(x.key, y.key)
         if last.exhausted:
             break
     return scope.graph.connects(a, b, hops, strong), last
@@ -61,7 +61,7 @@ def _weak_pair(scope: RunScope, strong: float) -> list[str] | None:
     graph = scope.graph
     if graph.connects(a, b, hops, strong):
         return None
-    doubted = scope.mem.doubted()
+    doubted = scope.frontier.doubted()
     chain = graph.chain(a, b, hops, lambda x, y: edge_id(x, y) not in doubted)
     if chain is None:
         return None

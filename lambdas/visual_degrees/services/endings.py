@@ -14,7 +14,7 @@ from visual_degrees.domain.models import EventType, RunEvent
 from visual_degrees.domain.outcomes import BY_EVENT, FINAL_KEY
 from visual_degrees.ports import EventSink, Memory
 from visual_degrees.services.event_log import EventLog
-from visual_degrees.services.run_memory import RunMemory
+from visual_degrees.services.run_memory import RunControl
 
 
 def end_run(
@@ -32,5 +32,5 @@ def end_run(
     that holds. `meta`: more facts for the run's meta (hops, reason, code, …)."""
     event = EventLog(memory, sink, ttl_seconds=ttl_seconds).append(run_id, FINAL_KEY, type_, data, at=at)
     if event.type == type_:
-        RunMemory(memory, run_id, ttl_seconds).update_meta(status=BY_EVENT[type_].status, **meta)
+        RunControl(memory, run_id, ttl_seconds).update_meta(status=BY_EVENT[type_].status, **meta)
     return event

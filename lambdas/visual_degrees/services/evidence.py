@@ -100,13 +100,13 @@ def record(scope: RunScope, observed: Observed, frontier: str | None, focus: Col
                 accept_edge(scope, a, b, evidence_of(obs, people[a], people[b]), card=shown)
         if frontier is None or (record_all and frontier not in people):
             continue  # ours counts only proven neighbours; the seed also counts bare sightings
-        if not scope.mem.first_sighting(frontier, obs.sha256):
+        if not scope.frontier.first_sighting(frontier, obs.sha256):
             continue
         anchor = people.get(frontier)
         for key, face in people.items():
             if key == frontier or key == scope.state.person_a.key:
                 continue
-            scope.mem.add_candidate_sighting(
+            scope.frontier.add_candidate_sighting(
                 frontier, scope.person(key), evidence_of(obs, anchor, face), proven=anchor is not None
             )
     scope.graph.flush()

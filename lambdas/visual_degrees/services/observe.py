@@ -56,12 +56,12 @@ def observe(
     only the images it accepts (the rest are neither fetched nor paid for)."""
     result = Observed()
     count = scope.options.images_per_search
-    hits = scope.mem.cached_search(query)
+    hits = scope.caches.cached_search(query)
     if hits is not None:
         scope.ctx.cache_tally.searches_in_run += 1
     elif shared and (hits := scope.shared.search(query, count)) is not None:
         scope.ctx.cache_tally.searches_shared += 1
-        scope.mem.cache_search(query, hits)
+        scope.caches.cache_search(query, hits)
     else:
         refused = scope.refusal("searches")
         if refused:
@@ -72,7 +72,7 @@ def observe(
         except ProviderError:
             hits = []
         hits = hits[:count]
-        scope.mem.cache_search(query, hits)
+        scope.caches.cache_search(query, hits)
         if shared:
             scope.shared.cache_search(query, count, hits)
         result.searched = True
@@ -90,12 +90,12 @@ def observe(
             raise got  # the unexpected: the step fails, Catch reports it
         if got is None or got.sha256 in faces_of or got.sha256 in pending:
             continue
-        faces = scope.mem.cached_faces(got.sha256)
+        faces = scope.caches.cached_faces(got.sha256)
         if faces is not None:
             scope.ctx.cache_tally.recognitions_in_run += 1
         elif shared and (faces := scope.shared.faces(got.sha256)) is not None:
             scope.ctx.cache_tally.recognitions_shared += 1
-            scope.mem.cache_faces(got.sha256, faces)
+            scope.caches.cache_faces(got.sha256, faces)
         if faces is None:
             pending[got.sha256] = got
         else:
@@ -145,7 +145,7 @@ class _Fetched:
 
 def _fetch(scope: RunScope, hit: ImageHit, shared: bool) -> _Fetched | None:
     """The usable image behind `hit` (fetch results cached per URL), or None if it is unusable."""
-    mem = scope.mem
+    mem = scope.caches
     cached = mem.cached_fetch(hit.image_url)
     if cached is None and shared and (cached := scope.shared.fetch(hit.image_url)) is not None:
         mem.cache_fetch(hit.image_url, cached)
@@ -178,7 +178,7 @@ def _recognise(scope: RunScope, got: _Fetched, shared: bool) -> list[Face] | Non
         faces = scope.ctx.providers.recognizer.recognize(image)
     except (ProviderError, TransientProviderError):
         return None  # this picture is skipped; the next one may do
-    scope.mem.cache_faces(got.sha256, faces)
+    scope.caches.cache_faces(got.sha256, faces)
     if shared:
         scope.shared.cache_faces(got.sha256, faces)
     return faces

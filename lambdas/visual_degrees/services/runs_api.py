@@ -42,7 +42,7 @@ from visual_degrees.services.budget import Budget
 from visual_degrees.services.endings import end_run
 from visual_degrees.services.event_log import EventLog
 from visual_degrees.services.run_access import RunAccess, ttl_of
-from visual_degrees.services.run_memory import RunMemory
+from visual_degrees.services.run_memory import RunControl
 
 Message = StartRun | Subscribe | CancelRun | GetRun
 MAX_REPLAY = 500  # events one catch-up replays (a route has 25 s); a client seeing a gap resubscribes
@@ -273,7 +273,7 @@ class RunsApi:
     def cancel(self, caller: Caller, message: CancelRun) -> None:
         record = self._access.record(message.run_id, caller.client_id, message.run_token)
         run_id, ttl = message.run_id, ttl_of(record)
-        memory = RunMemory(self._memory, run_id, ttl)
+        memory = RunControl(self._memory, run_id, ttl)
         finished = (memory.meta() or {}).get("status") in FINISHED_STATUSES
         if not finished:
             memory.request_cancel(self._clock())
@@ -306,7 +306,7 @@ class RunsApi:
     def describe(self, run_id: str, record: dict[str, Any]) -> dict[str, Any]:
         """The `run` reply: the last seq, the terminal event if any, and the status (one rule,
         domain/outcomes.run_status: the terminal event, else meta, else the execution)."""
-        memory = RunMemory(self._memory, run_id, ttl_of(record))
+        memory = RunControl(self._memory, run_id, ttl_of(record))
         meta = memory.meta()
         arn = str(record.get("executionArn") or self._executions.execution_arn(run_id))
         execution = self._executions.status(arn)

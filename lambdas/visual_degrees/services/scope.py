@@ -29,7 +29,9 @@ class RunScope:
         self.options: RunOptions = state.options
         self.knobs: Knobs = state.options.resolved_knobs()
         ttl = state.options.ttl_seconds
-        self.mem = RunMemory(ctx.memory, state.run_id, ttl)
+        memory = RunMemory(ctx.memory, state.run_id, ttl)
+        self.control, self.caches = memory.control, memory.caches
+        self.frontier, self.evidence = memory.frontier, memory.evidence
         self.budget = Budget(ctx.memory, state.run_id, state.options.budgets, ctx.costs, ttl)
         self.log = EventLog(ctx.memory, ctx.sink, ttl_seconds=ttl)
         self.shared = SharedMemory(ctx.memory, ctx.providers.web)
@@ -42,7 +44,7 @@ class RunScope:
     def graph(self) -> RunGraph:
         """The run's verified graph, read once per step (see run_graph.py); `flush` writes it back."""
         if self._graph is None:
-            self._graph = RunGraph(self.mem)
+            self._graph = RunGraph(self.evidence)
         return self._graph
 
     # ---- events ------------------------------------------------------------------------------
@@ -74,7 +76,7 @@ class RunScope:
     def decide(self, name: str, choose: Callable[[], T]) -> T:
         """A decision this step makes from memory it may change itself, journalled on first use so
         a re-run of the step (after a crash) replays it instead of seeing its own side effects."""
-        return self.mem.journal(self.state.step, name, choose)
+        return self.control.journal(self.state.step, name, choose)
 
     # ---- budgets -----------------------------------------------------------------------------
 
@@ -106,11 +108,11 @@ class RunScope:
 
     def pinned(self, key: str, face: Face | None = None) -> str | None:
         """The celebrity id `key` is pinned to; with `face`, pin it to that face's id if nobody is."""
-        pinned = self._pins.get(key) or self.mem.pinned_id(key)
+        pinned = self._pins.get(key) or self.evidence.pinned_id(key)
         if pinned is None and face is not None:
-            pinned = self.mem.pin(key, face.celebrity_id)
-            self.mem.remember_person(Person(key=key, name=face.name))
-            self._names.setdefault(key, self.mem.name_of(key) or face.name)
+            pinned = self.evidence.pin(key, face.celebrity_id)
+            self.evidence.remember_person(Person(key=key, name=face.name))
+            self._names.setdefault(key, self.evidence.name_of(key) or face.name)
         if pinned is not None:
             self._pins[key] = pinned
         return pinned
@@ -128,7 +130,7 @@ class RunScope:
                 return p
         name = self._names.get(key)
         if name is None:
-            name = self.mem.name_of(key)
+            name = self.evidence.name_of(key)
             if name is not None:  # a remembered name never changes; an unknown one may yet appear
                 self._names[key] = name
         return Person(key=key, name=name or key)

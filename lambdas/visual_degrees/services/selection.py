@@ -26,10 +26,10 @@ def untried_candidates(scope: RunScope, frontier: str, side: str | None = None) 
     neighbours one level further from its end (a shallower one is already someone else's candidate);
     `count` is then how many people the run has seen with them, a sign of how well connected they are.
     """
-    tried = scope.mem.tried(frontier)
+    tried = scope.frontier.tried(frontier)
     on_path = set(scope.state.path)
     if not scope.knobs.both_ends:
-        return [c for c in scope.mem.candidates(frontier) if c.key not in tried and c.key not in on_path]
+        return [c for c in scope.frontier.candidates(frontier) if c.key not in tried and c.key not in on_path]
     state = scope.state
     ends = {state.person_a.key, state.person_b.key}
     root = state.person_a.key if (side or state.side) == "A" else state.person_b.key

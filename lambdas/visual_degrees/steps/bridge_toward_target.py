@@ -40,7 +40,7 @@ def run(state: RunState, ctx: StepContext) -> RunState:
         )
         record(scope, observed, frontier=node.key, focus={node.key, target.key})
         if knobs.both_ends:
-            scope.mem.mark_bridged(node.key, target.key)
+            scope.frontier.mark_bridged(node.key, target.key)
         find_pair(scope, observed, node.key, target.key)
     claimed = target_key == state.person_b.key and scope.graph.confidence(node.key, target_key) is not None
     reached, confirming = settle(scope, "s5", claimed=claimed)

@@ -80,7 +80,7 @@ def _both_ends(state: RunState, scope: RunScope) -> RunState:
     while not reached and not found and not last.exhausted and not scope.runtime_exceeded():
         plan = scope.decide(f"expand.{attempt}", partial(_plan_round, scope))
         if plan["unseen"] is not None:
-            scope.mem.update_meta(unseenEnd=plan["unseen"])
+            scope.control.update_meta(unseenEnd=plan["unseen"])
             scope.status(f"No photo shows {plan['unseen']} with anyone; every chain would need one")
             expansion = None
             break
@@ -100,7 +100,7 @@ def _both_ends(state: RunState, scope: RunScope) -> RunState:
             last = search(scope, expansion.query, skip_portraits_of=[person.name])
             if not last.exhausted:
                 complete = last.hits < state.options.images_per_search
-                scope.mem.mark_expanded(person.key, expansion.round, hits=last.hits, complete=complete)
+                scope.frontier.mark_expanded(person.key, expansion.round, hits=last.hits, complete=complete)
             record(scope, last, frontier=person.key, focus={person.key})
         reached, confirming = settle(scope, f"r{attempt}")
         if confirming.exhausted:

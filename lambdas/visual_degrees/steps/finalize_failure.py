@@ -21,7 +21,7 @@ def run(state: RunState, ctx: StepContext) -> RunState:
     message = REASONS.get(reason, "No chain was proven.").format(
         max_hops=state.options.max_hops, exhausted=state.exhausted or "search"
     )
-    unseen = (scope.mem.meta() or {}).get("unseenEnd")
+    unseen = (scope.control.meta() or {}).get("unseenEnd")
     if reason == "candidates_exhausted" and unseen:
         message = f"No photo could be found showing {unseen} with anyone, and every chain needs one."
     scope.finish(
@@ -35,7 +35,7 @@ def run(state: RunState, ctx: StepContext) -> RunState:
             "partialPath": [scope.person(k).name for k in state.path],
             "usage": scope.budget.summary(),
             "simSeconds": round(ctx.clock.now() - state.started_at, 3),
-            "graph": graph_payload(shown_edges(scope.mem.edges()), scope.mem.names()),
+            "graph": graph_payload(shown_edges(scope.evidence.edges()), scope.evidence.names()),
         },
         reason=reason,
     )

@@ -12,7 +12,7 @@ from visual_degrees.services.scope import RunScope
 
 def run(state: RunState, ctx: StepContext) -> RunState:
     scope = RunScope(ctx, state)
-    edges = scope.mem.edges()
+    edges = scope.evidence.edges()
     strong = scope.knobs.strong_confidence
     usable = [e for e in edges if scope.graph.trusted(e.a, e.b, strong)]
     chain = best_path(usable, state.person_a.key, state.person_b.key, state.options.max_hops)
@@ -24,7 +24,7 @@ def run(state: RunState, ctx: StepContext) -> RunState:
         announce(scope, edge)
         if remember:
             scope.shared.remember_edge(edge)
-    payload = final_payload(chain, shown_edges(edges, chain), scope.mem.names())
+    payload = final_payload(chain, shown_edges(edges, chain), scope.evidence.names())
     payload["usage"] = scope.budget.summary()
     payload["simSeconds"] = round(ctx.clock.now() - state.started_at, 3)
     scope.finish("final", payload, hops=len(chain))

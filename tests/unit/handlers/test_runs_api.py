@@ -117,7 +117,7 @@ def start(world: World, caller: Caller = ALICE, **options: Any) -> str:
 
 
 def finish(world: World, run_id: str, status: str = "succeeded") -> None:
-    RunMemory(world.memory, run_id, 1800).create({"runId": run_id, "status": status})
+    RunMemory(world.memory, run_id, 1800).control.create({"runId": run_id, "status": status})
 
 
 # ---- startRun ------------------------------------------------------------------------------------
@@ -260,7 +260,7 @@ def test_cancel_sets_the_flag_and_leaves_the_execution_to_stop_at_its_next_bound
     world = world_()
     run_id = start(world)
     world.api.cancel(ALICE, CancelRun(action="cancelRun", run_id=run_id))
-    assert RunMemory(world.memory, run_id, 1800).cancel_requested()
+    assert RunMemory(world.memory, run_id, 1800).control.cancel_requested()
     assert world.connections.types(ALICE.connection_id)[-1] == "cancelRequested"
     assert world.executions.stopped == [] and world.sink.events == []
 
@@ -278,7 +278,7 @@ def test_a_repeated_cancel_after_the_grace_period_stops_a_stuck_execution_with_o
     assert world.executions.stopped == [world.executions.execution_arn(run_id)]
     assert [e.type for e in world.sink.events] == ["cancelled"]
     assert world.finished == [(run_id, "cancelled")]
-    assert RunMemory(world.memory, run_id, 1800).meta()["status"] == "cancelled"
+    assert RunMemory(world.memory, run_id, 1800).control.meta()["status"] == "cancelled"
 
 
 def test_a_forced_stop_keeps_an_ending_the_run_reached_on_its_own():
@@ -297,7 +297,7 @@ def test_cancelling_a_finished_run_changes_nothing():
     run_id = start(world)
     finish(world, run_id)
     world.api.cancel(ALICE, CancelRun(action="cancelRun", run_id=run_id))
-    assert not RunMemory(world.memory, run_id, 1800).cancel_requested()
+    assert not RunMemory(world.memory, run_id, 1800).control.cancel_requested()
     assert world.connections.types(ALICE.connection_id)[-1] == "cancelRequested"
 
 

@@ -22,7 +22,7 @@ from visual_degrees.local.server.pacing import Pacer
 from visual_degrees.ports import EventSink
 from visual_degrees.protocol import TOO_MANY_RUNS, ProtocolError
 from visual_degrees.services.endings import end_run
-from visual_degrees.services.run_memory import RunMemory
+from visual_degrees.services.run_memory import RunControl
 
 log = logging.getLogger(__name__)
 
@@ -103,7 +103,7 @@ class LocalExecutions:
         with self._lock:
             going = run_id in self._owners
         if going:
-            started = RunMemory(self._memory, run_id, DEFAULT_TTL_SECONDS).meta() is not None
+            started = RunControl(self._memory, run_id, DEFAULT_TTL_SECONDS).meta() is not None
             return "RUNNING" if started else None
         try:
             summary, _ = ExecutionStore(self._memory).history(run_id)
@@ -138,7 +138,7 @@ class LocalExecutions:
             self._stopping = True
             unfinished = list(self._owners)
         for run_id in unfinished:
-            RunMemory(self._memory, run_id, DEFAULT_TTL_SECONDS).request_cancel(time.time())
+            RunControl(self._memory, run_id, DEFAULT_TTL_SECONDS).request_cancel(time.time())
             self.cancel_requested(run_id)
         if self._pacer is not None:
             self._pacer.wake_all()
