@@ -14,13 +14,11 @@ import heapq
 import math
 import re
 import unicodedata
-from typing import TYPE_CHECKING
+from weakref import WeakKeyDictionary
 
 from visual_degrees.sandbox.captions import KEYWORDS, Kind, keyword_bits
 from visual_degrees.sandbox.hashing import stable_hash
-
-if TYPE_CHECKING:  # the photo web uses the ranker for its ground truth
-    from visual_degrees.sandbox.photoweb import PhotoWeb
+from visual_degrees.sandbox.photoweb import PhotoWeb
 
 MAX_NAME_WORDS = 8
 MAX_QUERY_LENGTH = 500
@@ -39,6 +37,17 @@ def query_words(text: str) -> list[str]:
         text = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
     text = text.casefold().replace("'", "").replace("\u2019", "")
     return _NOT_WORD.sub(" ", text).split()
+
+
+_RANKERS: WeakKeyDictionary[PhotoWeb, Ranker] = WeakKeyDictionary()
+
+
+def ranker_for(web: PhotoWeb) -> Ranker:
+    """The ranker of `web`, built once and shared by every run's search over it."""
+    ranker = _RANKERS.get(web)
+    if ranker is None:
+        ranker = _RANKERS[web] = Ranker(web)
+    return ranker
 
 
 class Ranker:

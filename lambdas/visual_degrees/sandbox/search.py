@@ -7,7 +7,7 @@ from visual_degrees.domain.models import ImageHit
 from visual_degrees.sandbox.clock import LATENCIES, Latencies, VirtualClock
 from visual_degrees.sandbox.faults import FaultInjector
 from visual_degrees.sandbox.photoweb import PhotoWeb
-from visual_degrees.sandbox.ranking import query_words
+from visual_degrees.sandbox.ranking import query_words, ranker_for
 
 __all__ = ["SandboxImageSearch", "query_words"]
 
@@ -28,7 +28,7 @@ class SandboxImageSearch:
         self.faults = faults or FaultInjector()
         self.latencies = latencies
         self.calls = 0
-        self.ranker = web.ranker
+        self.ranker = ranker_for(web)
 
     def search(self, query: str, count: int) -> list[ImageHit]:
         if not isinstance(query, str):
