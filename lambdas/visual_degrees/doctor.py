@@ -33,6 +33,16 @@ class DoctorCheck:
     detail: str
 
 
+# Every provider the doctor knows, with its role.
+ROLES = {
+    "brave": "search",
+    "google": "search",
+    "gemini": "planner",
+    "bedrock": "planner",
+    "rekognition": "recognizer",
+}
+
+
 def run_doctor(
     settings: Settings,
     *,
@@ -45,7 +55,6 @@ def run_doctor(
     a region are available, else what is missing (injectable for tests)."""
     chosen_probes = dict(default_probes(settings)) if probes is None else dict(probes)
     aws_problem = (aws_ready or _aws_ready)()
-    secrets = settings.secret_values()
     configured = {
         "brave": _needs(settings, "brave_api_key"),
         "google": _needs(settings, "google_api_key", "google_cx"),
@@ -53,54 +62,44 @@ def run_doctor(
         "bedrock": aws_problem,
         "rekognition": aws_problem,
     }
-    roles = {
-        "brave": "search",
-        "google": "search",
-        "gemini": "planner",
-        "bedrock": "planner",
-        "rekognition": "recognizer",
-    }
     selected = {settings.search_engine, settings.planner, "rekognition"}
-    checks: list[DoctorCheck] = []
-    for provider, role in roles.items():
-        problem = configured[provider]
-        if problem is not None:
-            checks.append(DoctorCheck(provider, role, provider in selected, False, None, False, problem))
-            continue
-        probe = chosen_probes.get(provider)
-        if not network or probe is None:
-            checks.append(DoctorCheck(provider, role, provider in selected, True, None, True, "not probed"))
-            continue
-        reachable, ok, detail = _run_probe(probe)
-        checks.append(
-            DoctorCheck(provider, role, provider in selected, True, reachable, ok, _scrub(detail, secrets))
+    checks = [
+        _check(
+            provider,
+            role,
+            provider in selected,
+            configured[provider],
+            chosen_probes.get(provider) if network else None,
+            settings,
         )
+        for provider, role in ROLES.items()
+    ]
+    return [*checks, *_setup_checks(settings)]
+
+
+def _check(
+    provider: str, role: str, selected: bool, problem: str | None, probe: Probe | None, settings: Settings
+) -> DoctorCheck:
+    """One provider: misconfigured, configured but not probed, or probed (output scrubbed of keys)."""
+    if problem is not None:
+        return DoctorCheck(provider, role, selected, False, None, False, problem)
+    if probe is None:
+        return DoctorCheck(provider, role, selected, True, None, True, "not probed")
+    reachable, ok, detail = _run_probe(probe)
+    return DoctorCheck(
+        provider, role, selected, True, reachable, ok, _scrub(detail, settings.secret_values())
+    )
+
+
+def _setup_checks(settings: Settings) -> list[DoctorCheck]:
+    """How the fetcher may reach addresses, and where the keys come from."""
     allow = ", ".join(str(n) for n in settings.fetch_allow_networks)
-    checks.append(
-        DoctorCheck(
-            "fetcher",
-            "fetcher",
-            True,
-            True,
-            None,
-            True,
-            f"private networks allowed: {allow}" if allow else "public addresses only",
-        )
-    )
-    checks.append(
-        DoctorCheck(
-            "secrets",
-            "config",
-            bool(settings.secret_arn),
-            True,
-            None,
-            True,
-            "keys read from Secrets Manager"
-            if settings.secret_arn
-            else "keys from environment / config file",
-        )
-    )
-    return checks
+    fetcher = f"private networks allowed: {allow}" if allow else "public addresses only"
+    keys = "keys read from Secrets Manager" if settings.secret_arn else "keys from environment / config file"
+    return [
+        DoctorCheck("fetcher", "fetcher", True, True, None, True, fetcher),
+        DoctorCheck("secrets", "config", bool(settings.secret_arn), True, None, True, keys),
+    ]
 
 
 def _needs(settings: Settings, *fields: str) -> str | None:

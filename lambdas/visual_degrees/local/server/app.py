@@ -18,7 +18,7 @@ from __future__ import annotations
 import asyncio
 import hmac
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -85,6 +85,17 @@ class Address:
         return self.http_url.replace("http://", "ws://", 1).rstrip("/") + WS_PATH
 
 
+@dataclass(frozen=True)
+class _Parts:
+    loop: asyncio.AbstractEventLoop
+    io: ThreadPoolExecutor
+    offload: Callable[[Callable[[], Any]], Awaitable[Any]]
+    broker: Broker
+    runs: LocalExecutions
+    sessions: Sessions
+    api: RunsApi
+
+
 class LocalServer:
     def __init__(
         self,
@@ -126,7 +137,34 @@ class LocalServer:
         flush what clients are owed and close. Returns how many runs were cancelled."""
         settings = self.settings
         stop = stop or asyncio.Event()
-        loop = asyncio.get_running_loop()
+        parts = self._compose(asyncio.get_running_loop())
+        cancelled = 0
+        try:
+            async with serve(
+                self._connection_handler(parts),
+                settings.host,
+                settings.port,
+                process_request=self._gatekeeper(StaticSite(self._web)),
+                max_size=HARD_FRAME_LIMIT,
+                max_queue=16,
+                logger=logging.getLogger("visual_degrees.local.websockets"),
+            ) as server:
+                bound = next(iter(server.sockets)).getsockname()
+                self.address = Address(settings.host, int(bound[1]))
+                if ready is not None:
+                    ready(self.address)
+                await stop.wait()
+                cancelled = await self._wind_down(parts)
+        finally:
+            if not parts.runs.stopped:  # we are leaving abnormally (cancelled, failed to bind): no orphans
+                cancelled = parts.runs.shutdown()
+            parts.io.shutdown(wait=True)
+        log.info("server stopped", extra={"cancelledRuns": cancelled})
+        return cancelled
+
+    def _compose(self, loop: asyncio.AbstractEventLoop) -> _Parts:
+        """The protocol's use case over the local adapters, for one `serve`."""
+        settings = self.settings
         io = ThreadPoolExecutor(settings.io_threads, thread_name_prefix="vd-io")
 
         def offload(work: Callable[[], T]) -> asyncio.Future[T]:
@@ -145,20 +183,14 @@ class LocalServer:
             pacer=pacer,
         )
         sessions = Sessions(loop)
-        api = RunsApi(
-            self.memory,
-            runs,
-            sessions,
-            sessions,
-            admission=runs,
-            policy=StartPolicy(RunOptions(), settings.limits.per_client, require_known=self._require_known),
-        )
-        site = StaticSite(self._web)
-        cancelled = 0
+        policy = StartPolicy(RunOptions(), settings.limits.per_client, require_known=self._require_known)
+        api = RunsApi(self.memory, runs, sessions, sessions, admission=runs, policy=policy)
+        return _Parts(loop, io, offload, broker, runs, sessions, api)
 
+    def _connection_handler(self, parts: _Parts) -> Callable[[ServerConnection], Awaitable[None]]:
         async def handler(socket: ServerConnection) -> None:
-            session = Session(socket, api, broker, offload, limits=settings.rate)
-            sessions.add(session)
+            session = Session(socket, parts.api, parts.broker, parts.offload, limits=self.settings.rate)
+            parts.sessions.add(session)
             try:
                 async for frame in socket:
                     # Once we close, frames still in flight are read and dropped, so the client's
@@ -168,37 +200,20 @@ class LocalServer:
             except ConnectionClosed:
                 pass
             finally:
-                sessions.discard(session)
+                parts.sessions.discard(session)
                 await session.close()
 
-        try:
-            async with serve(
-                handler,
-                settings.host,
-                settings.port,
-                process_request=self._gatekeeper(site),
-                max_size=HARD_FRAME_LIMIT,
-                max_queue=16,
-                logger=logging.getLogger("visual_degrees.local.websockets"),
-            ) as server:
-                bound = next(iter(server.sockets)).getsockname()
-                self.address = Address(settings.host, int(bound[1]))
-                if ready is not None:
-                    ready(self.address)
-                await stop.wait()
-                # New runs are refused from here on; running ones stop at their next boundary and
-                # their `cancelled` events still reach the clients that follow them.
-                cancelled = await loop.run_in_executor(None, runs.shutdown)
-                for session in list(sessions):
-                    session.outbox.close(1001, "server shutting down")
-                flushes = [asyncio.ensure_future(s.outbox.flushed()) for s in list(sessions)]
-                if flushes:
-                    await asyncio.wait(flushes, timeout=FLUSH_SECONDS)
-        finally:
-            if not runs.stopped:  # we are leaving abnormally (cancelled, failed to bind): no orphans
-                cancelled = runs.shutdown()
-            io.shutdown(wait=True)
-        log.info("server stopped", extra={"cancelledRuns": cancelled})
+        return handler
+
+    async def _wind_down(self, parts: _Parts) -> int:
+        """New runs are refused from here on; running ones stop at their next boundary and their
+        `cancelled` events still reach the clients that follow them. How many were cancelled."""
+        cancelled = await parts.loop.run_in_executor(None, parts.runs.shutdown)
+        for session in list(parts.sessions):
+            session.outbox.close(1001, "server shutting down")
+        flushes = [asyncio.ensure_future(s.outbox.flushed()) for s in list(parts.sessions)]
+        if flushes:
+            await asyncio.wait(flushes, timeout=FLUSH_SECONDS)
         return cancelled
 
     def _gatekeeper(self, site: StaticSite) -> Callable[[ServerConnection, Request], Response | None]:
