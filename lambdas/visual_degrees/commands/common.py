@@ -33,11 +33,16 @@ def count(text: str) -> int:
     return value
 
 
-def seconds(text: str) -> float:
+def number(text: str, what: str = "a number") -> float:
+    """A finite or infinite float; argparse's error names `what` was expected."""
     try:
-        value = float(text)
+        return float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+        raise argparse.ArgumentTypeError(f"{text!r} is not {what}") from None
+
+
+def seconds(text: str) -> float:
+    value = number(text, "a number of seconds")
     if not 0 < value < float("inf"):
         raise argparse.ArgumentTypeError(f"{text!r} must be a positive number of seconds")
     return value

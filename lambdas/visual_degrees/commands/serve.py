@@ -10,7 +10,7 @@ import signal
 import sys
 from pathlib import Path
 
-from visual_degrees.commands.common import add_world_options, count
+from visual_degrees.commands.common import add_world_options, count, number
 
 NAME = "serve"
 HELP = "serve the web page and the WebSocket API on this machine"
@@ -25,10 +25,7 @@ def _port(text: str) -> int:
 
 
 def _speed(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    value = number(text)
     if not 0 <= value < float("inf"):
         raise argparse.ArgumentTypeError(f"{text!r} must be >= 0")
     return value

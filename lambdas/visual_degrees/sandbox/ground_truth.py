@@ -5,25 +5,18 @@ return, never this (DESIGN.md §5).
 
 from __future__ import annotations
 
-from weakref import WeakKeyDictionary
-
 from visual_degrees.domain.errors import UnknownPerson
 from visual_degrees.domain.queries import DISCOVERY_TEMPLATES
 from visual_degrees.sandbox.bulk import collector_paused
 from visual_degrees.sandbox.captions import MAX_NAMED
 from visual_degrees.sandbox.graph import Graph
-from visual_degrees.sandbox.photoweb import DEFAULT_PAGE, PhotoWeb
+from visual_degrees.sandbox.photoweb import DEFAULT_PAGE, PhotoWeb, derived
 from visual_degrees.sandbox.ranking import ranker_for
-
-_TRUTHS: WeakKeyDictionary[PhotoWeb, GroundTruth] = WeakKeyDictionary()
 
 
 def ground_truth(web: PhotoWeb) -> GroundTruth:
     """The ground truth of `web`, built once per web (its graphs take a while on large worlds)."""
-    truth = _TRUTHS.get(web)
-    if truth is None:
-        truth = _TRUTHS[web] = GroundTruth(web)
-    return truth
+    return derived(web, GroundTruth)
 
 
 class GroundTruth:

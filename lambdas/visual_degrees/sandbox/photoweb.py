@@ -14,9 +14,11 @@ ports return.
 from __future__ import annotations
 
 from bisect import bisect_right
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
-from typing import NamedTuple
+from typing import NamedTuple, TypeVar, cast
+from weakref import WeakKeyDictionary
 
 from visual_degrees.domain.errors import ProviderError, UnknownPerson
 from visual_degrees.domain.names import name_key
@@ -252,3 +254,16 @@ class PhotoWeb:
             "crowds": kinds[Kind.CROWD],
             "faces": len(self.photo_people),
         }
+
+
+_DERIVED: WeakKeyDictionary[PhotoWeb, dict[object, object]] = WeakKeyDictionary()
+D = TypeVar("D")
+
+
+def derived(web: PhotoWeb, kind: Callable[[PhotoWeb], D]) -> D:
+    """The one `kind(web)` of `web`, built on first use and kept as long as the web (a ranker, the
+    ground truth: costly to build, shared by every run over the web)."""
+    made = _DERIVED.setdefault(web, {})
+    if kind not in made:
+        made[kind] = kind(web)
+    return cast(D, made[kind])

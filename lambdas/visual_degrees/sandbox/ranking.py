@@ -14,11 +14,10 @@ import heapq
 import math
 import re
 import unicodedata
-from weakref import WeakKeyDictionary
 
 from visual_degrees.sandbox.captions import KEYWORDS, Kind, keyword_bits
 from visual_degrees.sandbox.hashing import stable_hash
-from visual_degrees.sandbox.photoweb import PhotoWeb
+from visual_degrees.sandbox.photoweb import PhotoWeb, derived
 
 MAX_NAME_WORDS = 8
 MAX_QUERY_LENGTH = 500
@@ -37,17 +36,6 @@ def query_words(text: str) -> list[str]:
         text = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
     text = text.casefold().replace("'", "").replace("\u2019", "")
     return _NOT_WORD.sub(" ", text).split()
-
-
-_RANKERS: WeakKeyDictionary[PhotoWeb, Ranker] = WeakKeyDictionary()
-
-
-def ranker_for(web: PhotoWeb) -> Ranker:
-    """The ranker of `web`, built once and shared by every run's search over it."""
-    ranker = _RANKERS.get(web)
-    if ranker is None:
-        ranker = _RANKERS[web] = Ranker(web)
-    return ranker
 
 
 class Ranker:
@@ -124,3 +112,8 @@ def _kind_prior(names: int, wanted: int) -> tuple[float, float, float]:
     if wanted & keyword_bits({"cast"}):
         prior[Kind.CROWD] += 3.0
     return (prior[Kind.PORTRAIT], prior[Kind.GROUP], prior[Kind.CROWD])
+
+
+def ranker_for(web: PhotoWeb) -> Ranker:
+    """The ranker of `web`, built once and shared by every run's search over it."""
+    return derived(web, Ranker)

@@ -10,11 +10,12 @@ from __future__ import annotations
 import email.utils
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 import httpx
+from pydantic import SecretStr
 
 from visual_degrees.domain.errors import ConfigurationError, ProviderError, TransientProviderError
 
@@ -138,3 +139,70 @@ def request_json(
         raise ProviderError(f"{what}: request rejected (HTTP {status})")
 
     return policy.run(attempt, what=what)
+
+
+class JsonApi:
+    """What an adapter of one JSON API over HTTP keeps: its key (hidden in repr and logs), an httpx
+    client built on first use (or the one given: tests, a proxy), a timeout and a retry policy."""
+
+    def __init__(
+        self,
+        api_key: SecretStr | str | None,
+        *,
+        client: httpx.Client | None = None,
+        timeout: httpx.Timeout | None = None,
+        retry: RetryPolicy = DEFAULT_RETRY,
+    ) -> None:
+        self._key = api_key if isinstance(api_key, SecretStr) or api_key is None else SecretStr(api_key)
+        self._client = client
+        self._timeout = timeout or httpx.Timeout(15.0, connect=5.0)
+        self._retry = retry
+
+    def _http(self) -> httpx.Client:
+        if self._client is None:
+            self._client = httpx.Client(timeout=self._timeout)
+        return self._client
+
+    def _api_key(self) -> str:
+        """The key, stripped; empty when none is configured."""
+        return self._key.get_secret_value().strip() if self._key is not None else ""
+
+
+def aws_call(
+    call: Callable[[], dict[str, Any]],
+    *,
+    service: str,
+    transient: Collection[str],
+    configuration: Collection[str],
+    refused: str,
+    rejected: str,
+) -> dict[str, Any]:
+    """One boto3 call, its failures sorted as every adapter's retry loop expects: transient codes
+    and lost connections retry (RetryableFailure); `configuration` codes and missing credentials or
+    region are ConfigurationError ("{service} refused {refused}"); anything else is ProviderError
+    ("{service} rejected {rejected}"). Messages carry the AWS error code only, never AWS's message."""
+    from botocore.exceptions import (
+        BotoCoreError,
+        ClientError,
+        ConnectionError,
+        HTTPClientError,
+        NoCredentialsError,
+        NoRegionError,
+        PartialCredentialsError,
+    )
+
+    try:
+        return call()
+    except ClientError as exc:
+        code = str(exc.response.get("Error", {}).get("Code", "Unknown"))
+        if code in transient:
+            raise RetryableFailure(code) from None
+        if code in configuration:
+            raise ConfigurationError(f"{service} refused {refused.format(code=code)}") from None
+        raise ProviderError(f"{service} rejected {rejected} ({code})") from None
+    except (NoCredentialsError, PartialCredentialsError, NoRegionError) as exc:
+        raise ConfigurationError(f"{service} is not configured: {type(exc).__name__}") from None
+    except (ConnectionError, HTTPClientError) as exc:  # timeouts and refused connections
+        raise RetryableFailure(type(exc).__name__) from None
+    except BotoCoreError as exc:
+        raise ProviderError(f"{service} call failed: {type(exc).__name__}") from None

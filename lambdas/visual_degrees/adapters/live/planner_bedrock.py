@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from visual_degrees.adapters.live.defaults import DEFAULT_BEDROCK_MODEL
-from visual_degrees.adapters.live.http_retry import DEFAULT_RETRY, RetryableFailure, RetryPolicy
+from visual_degrees.adapters.live.http_retry import DEFAULT_RETRY, RetryPolicy, aws_call
 from visual_degrees.adapters.live.planner_prompt import (
     PlannerWireReply,
     build_prompt,
@@ -113,34 +113,14 @@ class BedrockPlanner:
 
 
 def _converse(client: Any, request: dict[str, Any]) -> dict[str, Any]:
-    from botocore.exceptions import (
-        BotoCoreError,
-        ClientError,
-        ConnectionError,
-        HTTPClientError,
-        NoCredentialsError,
-        NoRegionError,
-        PartialCredentialsError,
+    return aws_call(
+        lambda: client.converse(**request),
+        service="Bedrock",
+        transient=_TRANSIENT,
+        configuration=_CONFIGURATION,
+        refused="the call ({code}): check model access and the role",
+        rejected="the request",
     )
-
-    try:
-        answer: dict[str, Any] = client.converse(**request)
-        return answer
-    except ClientError as exc:
-        code = str(exc.response.get("Error", {}).get("Code", "Unknown"))
-        if code in _TRANSIENT:
-            raise RetryableFailure(code) from None
-        if code in _CONFIGURATION:
-            raise ConfigurationError(
-                f"Bedrock refused the call ({code}): check model access and the role"
-            ) from None
-        raise ProviderError(f"Bedrock rejected the request ({code})") from None
-    except (NoCredentialsError, PartialCredentialsError, NoRegionError) as exc:
-        raise ConfigurationError(f"Bedrock is not configured: {type(exc).__name__}") from None
-    except (ConnectionError, HTTPClientError) as exc:
-        raise RetryableFailure(type(exc).__name__) from None
-    except BotoCoreError as exc:
-        raise ProviderError(f"Bedrock call failed: {type(exc).__name__}") from None
 
 
 def reply_from_converse(answer: Any) -> PlannerReply:

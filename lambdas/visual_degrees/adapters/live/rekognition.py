@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from visual_degrees.adapters.live.defaults import REKOGNITION_MAX_IMAGE_BYTES
-from visual_degrees.adapters.live.http_retry import RetryableFailure, RetryPolicy
+from visual_degrees.adapters.live.http_retry import RetryPolicy, aws_call
 from visual_degrees.domain.errors import ConfigurationError, ProviderError
 from visual_degrees.domain.models import BoundingBox, Face, FetchedImage
 
@@ -89,35 +89,15 @@ class RekognitionRecognizer:
 
 
 def _call(client: Any, data: bytes) -> dict[str, Any]:
-    from botocore.exceptions import (
-        BotoCoreError,
-        ClientError,
-        ConnectionError,
-        HTTPClientError,
-        NoCredentialsError,
-        NoRegionError,
-        PartialCredentialsError,
+    # ImageTooLargeException, InvalidImageFormatException, InvalidParameterException...: rejected
+    return aws_call(
+        lambda: client.recognize_celebrities(Image={"Bytes": data}),
+        service="Rekognition",
+        transient=_TRANSIENT,
+        configuration=_CONFIGURATION,
+        refused="our credentials ({code}): check the role's permissions",
+        rejected="the image",
     )
-
-    try:
-        answer: dict[str, Any] = client.recognize_celebrities(Image={"Bytes": data})
-        return answer
-    except ClientError as exc:
-        code = str(exc.response.get("Error", {}).get("Code", "Unknown"))
-        if code in _TRANSIENT:
-            raise RetryableFailure(code) from None
-        if code in _CONFIGURATION:
-            raise ConfigurationError(
-                f"Rekognition refused our credentials ({code}): check the role's permissions"
-            ) from None
-        # ImageTooLargeException, InvalidImageFormatException, InvalidParameterException...
-        raise ProviderError(f"Rekognition rejected the image ({code})") from None
-    except (NoCredentialsError, PartialCredentialsError, NoRegionError) as exc:
-        raise ConfigurationError(f"Rekognition is not configured: {type(exc).__name__}") from None
-    except (ConnectionError, HTTPClientError) as exc:  # timeouts and refused connections
-        raise RetryableFailure(type(exc).__name__) from None
-    except BotoCoreError as exc:
-        raise ProviderError(f"Rekognition call failed: {type(exc).__name__}") from None
 
 
 def faces_from_answer(answer: Any) -> list[Face]:

@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, SecretStr, ValidationError
 from visual_degrees.adapters.live.defaults import BRAVE_IMAGES_ENDPOINT
 from visual_degrees.adapters.live.http_retry import (
     DEFAULT_RETRY,
+    JsonApi,
     RetryableFailure,
     RetryPolicy,
     parse_retry_after,
@@ -42,7 +43,7 @@ class _Result(_Lenient):
     thumbnail: _Thumbnail | None = None
 
 
-class BraveImageSearch:
+class BraveImageSearch(JsonApi):
     def __init__(
         self,
         api_key: SecretStr | str | None,
@@ -53,20 +54,12 @@ class BraveImageSearch:
         timeout: httpx.Timeout | None = None,
         retry: RetryPolicy = DEFAULT_RETRY,
     ) -> None:
-        self._key = api_key if isinstance(api_key, SecretStr) or api_key is None else SecretStr(api_key)
+        super().__init__(api_key, client=client, timeout=timeout, retry=retry)
         self._endpoint = endpoint
         self._safesearch = safesearch
-        self._client = client
-        self._timeout = timeout or httpx.Timeout(15.0, connect=5.0)
-        self._retry = retry
-
-    def _http(self) -> httpx.Client:
-        if self._client is None:
-            self._client = httpx.Client(timeout=self._timeout)
-        return self._client
 
     def search(self, query: str, count: int) -> list[ImageHit]:
-        key = self._key.get_secret_value().strip() if self._key is not None else ""
+        key = self._api_key()
         if not key:
             raise ConfigurationError("Brave image search needs an API key (VD_BRAVE_API_KEY)")
         _check_query(query)

@@ -12,7 +12,13 @@ import httpx
 from pydantic import BaseModel, ConfigDict, SecretStr, ValidationError
 
 from visual_degrees.adapters.live.defaults import GOOGLE_CSE_ENDPOINT
-from visual_degrees.adapters.live.http_retry import DEFAULT_RETRY, RetryableFailure, RetryPolicy, request_json
+from visual_degrees.adapters.live.http_retry import (
+    DEFAULT_RETRY,
+    JsonApi,
+    RetryableFailure,
+    RetryPolicy,
+    request_json,
+)
 from visual_degrees.domain.errors import ConfigurationError, ProviderError, TransientProviderError
 from visual_degrees.domain.models import ImageHit
 
@@ -44,7 +50,7 @@ class _Item(_Lenient):
     image: _Image | None = None
 
 
-class GoogleImageSearch:
+class GoogleImageSearch(JsonApi):
     def __init__(
         self,
         api_key: SecretStr | str | None,
@@ -56,21 +62,13 @@ class GoogleImageSearch:
         timeout: httpx.Timeout | None = None,
         retry: RetryPolicy = DEFAULT_RETRY,
     ) -> None:
-        self._key = api_key if isinstance(api_key, SecretStr) or api_key is None else SecretStr(api_key)
+        super().__init__(api_key, client=client, timeout=timeout, retry=retry)
         self._cx = cx
         self._endpoint = endpoint
         self._safe = safe
-        self._client = client
-        self._timeout = timeout or httpx.Timeout(15.0, connect=5.0)
-        self._retry = retry
-
-    def _http(self) -> httpx.Client:
-        if self._client is None:
-            self._client = httpx.Client(timeout=self._timeout)
-        return self._client
 
     def search(self, query: str, count: int) -> list[ImageHit]:
-        key = self._key.get_secret_value().strip() if self._key is not None else ""
+        key = self._api_key()
         if not key or not self._cx:
             raise ConfigurationError(
                 "Google image search needs an API key and an engine id (VD_GOOGLE_API_KEY, VD_GOOGLE_CX)"
