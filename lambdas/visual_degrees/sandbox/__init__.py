@@ -1,4 +1,4 @@
-"""The simulated photo web (DESIGN.md §5): a world, its photos, and sandbox providers for every port.
+"""The simulated photo web (docs/sandbox.md): a world, its photos, and sandbox providers for every port.
 
 Usage::
 

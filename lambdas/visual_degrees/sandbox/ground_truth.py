@@ -1,6 +1,6 @@
 """The sandbox's ground truth: who is truly in each photo, and which pairs an unlimited budget of
 template searches could prove. Benchmarks and tests only: steps and strategies see what the ports
-return, never this (DESIGN.md §5).
+return, never this (docs/sandbox.md).
 """
 
 from __future__ import annotations

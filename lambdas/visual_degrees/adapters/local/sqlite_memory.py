@@ -1,4 +1,4 @@
-"""Run memory in one SQLite file: the local default (DESIGN.md §3, sandbox column).
+"""Run memory in one SQLite file: the local default implementation of the Memory port (ports.py).
 
 One connection guarded by a lock serves every thread of the process: the local server runs many
 investigations in threads against one file, and a single connection measured faster than one per
