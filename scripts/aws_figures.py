@@ -28,7 +28,7 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 STEP_MODULE = "visual_degrees.handlers.candidate_discovery"
 ORCHESTRATION_MODULE = "visual_degrees.handlers.finalize_success"
 ROUTE_MODULE = "visual_degrees.handlers.ws_start_run"
-PROVIDERS_MODULE = "visual_degrees.adapters.live"
+PROVIDERS_MODULE = "visual_degrees.adapters.live.providers"
 RUNS = 5
 
 # List prices, us-east-1 (see docs/operators.md for the sources and date).
@@ -140,10 +140,9 @@ def run_figures(pairs: list[tuple[str, str]], world_path: Path | None = None) ->
     from visual_degrees.constants import STATE_TASKS
     from visual_degrees.handlers import ws_connect, ws_start_run
     from visual_degrees.handlers.wiring import AwsRuntime, using_runtime
-    from visual_degrees.local.asl_engine import LocalEngine
-    from visual_degrees.local.definition import load_definition, render_definition
+    from visual_degrees.local.asl.definition import load_definition, render_definition
+    from visual_degrees.local.asl.engine import LocalEngine
     from visual_degrees.sandbox import PhotoWeb, build_sandbox, default_world_path, load_world
-    from visual_degrees.services.context import Providers
 
     memory_mb = {
         f"${{{t.substitution}}}": STEP_PROFILES.get(t.step, DEFAULT_STEP_PROFILE)[0].memory_mb
@@ -171,7 +170,7 @@ def run_figures(pairs: list[tuple[str, str]], world_path: Path | None = None) ->
                 boto3.client("apigatewaymanagementapi", region_name=region, endpoint_url=endpoint)
             )
             sandbox = build_sandbox(web, seed=0)
-            providers = Providers(sandbox.search, sandbox.fetcher, sandbox.recognizer, sandbox.planner)
+            providers = sandbox.providers
             runtime = AwsRuntime(
                 {"VD_TABLE_NAME": "runs", "VD_WEBSOCKET_ENDPOINT": endpoint, "VD_STATE_MACHINE_ARN": machine},
                 dynamodb=dynamodb,

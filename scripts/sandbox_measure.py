@@ -18,6 +18,8 @@ import subprocess
 import sys
 import time
 
+from visual_degrees.sandbox.ground_truth import ground_truth
+
 
 def measure(path: str, seed: int, pairs: int) -> dict[str, object]:
     from visual_degrees.domain.queries import DISCOVERY_TEMPLATES, PAIR_TEMPLATES
@@ -39,7 +41,7 @@ def measure(path: str, seed: int, pairs: int) -> dict[str, object]:
 
     raw_core = world.largest_component()
     graph_started = time.perf_counter()
-    graph = web.provable_graph(80.0)
+    graph = ground_truth(web).provable_graph(80.0)
     graph_seconds = time.perf_counter() - graph_started
     provable_core = graph.largest_component()
 

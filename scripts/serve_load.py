@@ -50,10 +50,10 @@ def _rss_kib() -> int:
 
 
 def serve_process(conn: Any, speed: float, workers: int, waiting: int, switch: float = 0.0) -> None:
-    from visual_degrees.adapters.sqlite_memory import SqliteMemory
+    from visual_degrees.adapters.local.sqlite_memory import SqliteMemory
     from visual_degrees.local.environments import sandbox_environment
-    from visual_degrees.local.server import LocalServer, ServeSettings
-    from visual_degrees.local.ws_runs import RunLimits
+    from visual_degrees.local.server.app import LocalServer, ServeSettings
+    from visual_degrees.local.server.runs import RunLimits
     from visual_degrees.services.event_log import EventLog
 
     stamps: dict[tuple[str, int], float] = {}

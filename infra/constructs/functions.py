@@ -3,8 +3,9 @@
 One row per Task state (constants.STATE_TASKS), per WebSocket route (constants.WEBSOCKET_ROUTES)
 and for the `$connect` authorizer. A row names the handler module, a sizing profile and the
 capabilities (`Need`) the handler uses; the stack turns needs into grants and environment variables,
-so a function gets exactly the permissions of its row. All functions share one code asset (lambdas/)
-and one dependency layer.
+so a function gets exactly the permissions of its row. All functions share one code asset and one
+dependency layer. The asset holds what the handlers run (LAMBDA_EXCLUDES leaves out the local engine,
+the local server and web page, the sandbox, the bench and the CLI: `pip install -e .` gives those).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from aws_cdk import Duration, SymlinkFollowMode, Validations
+from aws_cdk import Duration, Validations
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_logs as logs
@@ -38,6 +39,19 @@ CODE_EXCLUDES = (
     "**/.pytest_cache",
     "**/.mypy_cache",
     "**/.ruff_cache",
+)
+# Parts of the runtime package no handler imports (a test walks every import the asset's modules make,
+# at the top or inside a function, and checks that it resolves inside the asset).
+LAMBDA_EXCLUDES = (
+    "visual_degrees/local",
+    "visual_degrees/sandbox",
+    "visual_degrees/bench",
+    "visual_degrees/commands",
+    "visual_degrees/web",
+    "visual_degrees/statemachine",  # Step Functions gets the definition from the template
+    "visual_degrees/adapters/local",
+    "visual_degrees/cli.py",
+    "visual_degrees/doctor.py",
 )
 HANDLER_PACKAGE = "visual_degrees.handlers"
 AUTHORIZER_MODULE = "ws_authorizer"
@@ -166,12 +180,7 @@ class RuntimeFunctions(Construct):
     def __init__(self, scope: Construct, construct_id: str, *, settings: DeploymentSettings) -> None:
         super().__init__(scope, construct_id)
         self.specs = handler_table()
-        code = lambda_.Code.from_asset(
-            str(CODE_ROOT),
-            exclude=list(CODE_EXCLUDES),
-            # lambdas/visual_degrees/statemachine links to the top-level definition: ship the file.
-            follow_symlinks=SymlinkFollowMode.ALWAYS,
-        )
+        code = lambda_.Code.from_asset(str(CODE_ROOT), exclude=[*CODE_EXCLUDES, *LAMBDA_EXCLUDES])
         layer = dependency_layer(
             self, "DependencyLayer", removal=settings.removal, bundle=settings.bundle_layer
         )

@@ -94,6 +94,17 @@ class Observability(Construct):
         )
         self.alarms: list[cloudwatch.Alarm] = []
 
+        self._execution_alarms(state_machine)
+        for title, functions in function_groups.items():
+            self._function_alarms(title, functions, settings)
+        finished, budget_ratio, spend = self._run_alarms(settings)
+
+        self.dashboard = self._dashboard(
+            state_machine, function_groups, api, stage, finished, budget_ratio, spend
+        )
+
+    def _execution_alarms(self, state_machine: sfn.IStateMachine) -> None:
+        """A run's execution failed or timed out."""
         failed_expression = cloudwatch.MathExpression(
             expression="FILL(failed,0)+FILL(timedOut,0)",
             using_metrics={
@@ -110,25 +121,33 @@ class Observability(Construct):
             description="A run's execution failed or timed out (not a no_path answer: a broken run).",
         )
 
-        for title, functions in function_groups.items():
-            stem = "".join(word.capitalize() for word in title.split())
-            for part, chunk in enumerate(_chunks(functions, MAX_METRICS_PER_ALARM)):
-                suffix = f"{stem}{part + 1 if len(functions) > MAX_METRICS_PER_ALARM else ''}"
-                errors, using = _sum_of([fn.metric_errors(period=FIVE_MINUTES) for fn in chunk], "e")
-                self._alarm(
-                    f"{suffix}Errors",
-                    cloudwatch.MathExpression(expression=errors, using_metrics=using, period=FIVE_MINUTES),
-                    threshold=settings.lambda_errors_alarm_threshold,
-                    description=f"{title}: Lambda errors in 5 minutes (each failed attempt counts).",
-                )
-                throttles, using = _sum_of([fn.metric_throttles(period=FIVE_MINUTES) for fn in chunk], "t")
-                self._alarm(
-                    f"{suffix}Throttles",
-                    cloudwatch.MathExpression(expression=throttles, using_metrics=using, period=FIVE_MINUTES),
-                    threshold=1,
-                    description=f"{title}: invocations throttled (reserved concurrency or account limit).",
-                )
+    def _function_alarms(
+        self, title: str, functions: Sequence[lambda_.IFunction], settings: DeploymentSettings
+    ) -> None:
+        """Errors and throttles of one group of functions (in chunks: an alarm's math takes at most
+        MAX_METRICS_PER_ALARM metrics)."""
+        stem = "".join(word.capitalize() for word in title.split())
+        for part, chunk in enumerate(_chunks(functions, MAX_METRICS_PER_ALARM)):
+            suffix = f"{stem}{part + 1 if len(functions) > MAX_METRICS_PER_ALARM else ''}"
+            errors, using = _sum_of([fn.metric_errors(period=FIVE_MINUTES) for fn in chunk], "e")
+            self._alarm(
+                f"{suffix}Errors",
+                cloudwatch.MathExpression(expression=errors, using_metrics=using, period=FIVE_MINUTES),
+                threshold=settings.lambda_errors_alarm_threshold,
+                description=f"{title}: Lambda errors in 5 minutes (each failed attempt counts).",
+            )
+            throttles, using = _sum_of([fn.metric_throttles(period=FIVE_MINUTES) for fn in chunk], "t")
+            self._alarm(
+                f"{suffix}Throttles",
+                cloudwatch.MathExpression(expression=throttles, using_metrics=using, period=FIVE_MINUTES),
+                threshold=1,
+                description=f"{title}: invocations throttled (reserved concurrency or account limit).",
+            )
 
+    def _run_alarms(
+        self, settings: DeploymentSettings
+    ) -> tuple[list[cloudwatch.Metric], cloudwatch.MathExpression, cloudwatch.Metric]:
+        """Runs a budget ended, and provider spend: the custom metrics the handlers emit."""
         finished = [custom_metric(RUNS_FINISHED, "Sum", ONE_HOUR, **{OUTCOME_DIMENSION: o}) for o in OUTCOMES]
         runs, using = _sum_of(finished, "r")
         budget_ratio = cloudwatch.MathExpression(
@@ -151,10 +170,7 @@ class Observability(Construct):
             threshold=settings.spend_alarm_usd_per_hour,
             description="Provider spend (search, recognition, LLM) in USD over the last hour.",
         )
-
-        self.dashboard = self._dashboard(
-            state_machine, function_groups, api, stage, finished, budget_ratio, spend
-        )
+        return finished, budget_ratio, spend
 
     def _alarm(
         self, construct_id: str, metric: cloudwatch.IMetric, *, threshold: float, description: str

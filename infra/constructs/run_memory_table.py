@@ -29,7 +29,7 @@ from visual_degrees.constants import (
     TTL_ATTRIBUTE,
 )
 
-# Exactly the calls of adapters/dynamodb_memory.py and adapters/aws_connections.py: single-item reads
+# Exactly the calls of adapters/aws/dynamodb_memory.py and adapters/aws/connections.py: single-item reads
 # and writes, queries, and BatchGetItem (a transaction's snapshot read). TransactWriteItems has no
 # action of its own: IAM authorises each Put and Update inside it as PutItem / UpdateItem (the adapter
 # sends no ConditionCheck or Delete in a transaction). No Scan, no BatchWriteItem, no table admin.

@@ -1,4 +1,4 @@
-"""WebSocket API: the client protocol of DESIGN §4 on API Gateway v2.
+"""WebSocket API: the client protocol (lambdas/visual_degrees/protocol.py) on API Gateway v2.
 
 Routes select on `$request.body.action`. `$connect` runs a Lambda REQUEST authorizer that checks the
 `token` query-string parameter against the client-token secret; API Gateway authorizes a WebSocket

@@ -9,34 +9,28 @@ response server or a test double on 127.0.0.1 (AWS endpoints use boto3's own
 from __future__ import annotations
 
 import ipaddress
-import json
 import logging
 import os
 import threading
-import time
-from collections.abc import Callable
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
-from visual_degrees.constants import ENV_SECRET_ARN
+from visual_degrees.adapters.live.defaults import (
+    BRAVE_IMAGES_ENDPOINT,
+    DEFAULT_BEDROCK_MODEL,
+    DEFAULT_GEMINI_MODEL,
+    GOOGLE_CSE_ENDPOINT,
+    REKOGNITION_MAX_IMAGE_BYTES,
+    REKOGNITION_MIN_SIDE,
+)
+from visual_degrees.constants import ENV_CONFIG_FILE, ENV_PREFIX, ENV_SECRET_ARN
 from visual_degrees.domain.errors import ConfigurationError
 
 logger = logging.getLogger(__name__)
-
-ENV_CONFIG_FILE = "VD_CONFIG_FILE"
-
-BRAVE_IMAGES_ENDPOINT = "https://api.search.brave.com/res/v1/images/search"
-GOOGLE_CSE_ENDPOINT = "https://www.googleapis.com/customsearch/v1"
-# Gemini 2.0 Flash / Flash-Lite were shut down on 2026-06-01 and 2.5 Flash retires on 2026-12-01;
-# 3.8 Flash (GA 2026-09-02, no shutdown announced) is the newest Flash model on the Gemini API
-# deprecations page as read in 2026-11. Override with VD_GEMINI_MODEL.
-DEFAULT_GEMINI_MODEL = "gemini-3.8-flash"
-DEFAULT_BEDROCK_MODEL = "amazon.nova-lite-v1:0"
-REKOGNITION_MAX_IMAGE_BYTES = 5 * 1024 * 1024  # RecognizeCelebrities limit for image bytes
-REKOGNITION_MIN_SIDE = 80
 
 # Secret JSON keys -> settings fields. The secret is one JSON object; `VD_`-prefixed or upper-case
 # spellings of these keys are accepted too.
@@ -58,7 +52,7 @@ def _http_url(value: str | None) -> str | None:
 
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(
-        env_prefix="VD_",
+        env_prefix=ENV_PREFIX,
         env_file_encoding="utf-8",
         extra="ignore",
         populate_by_name=True,
@@ -153,18 +147,24 @@ class Settings(BaseSettings):
 
     # ---- what is configured --------------------------------------------------------------
 
+    @staticmethod
+    def env_name(field: str) -> str:
+        """The environment variable that sets `field` (`brave_api_key` -> `VD_BRAVE_API_KEY`)."""
+        return f"{ENV_PREFIX}{field.upper()}"
+
+    def missing(self, *fields: str) -> list[str]:
+        """The variables of `fields` that are not set (empty when all are)."""
+        return [self.env_name(f) for f in fields if not _has(getattr(self, f))]
+
     def missing_for_search(self) -> list[str]:
         """Environment variables the chosen search engine still needs (empty when ready)."""
         if self.search_engine == "brave":
-            return [] if _has(self.brave_api_key) else ["VD_BRAVE_API_KEY"]
-        needed = [] if _has(self.google_api_key) else ["VD_GOOGLE_API_KEY"]
-        return needed + ([] if self.google_cx else ["VD_GOOGLE_CX"])
+            return self.missing("brave_api_key")
+        return self.missing("google_api_key", "google_cx")
 
     def missing_for_planner(self, name: str | None = None) -> list[str]:
         """What planner `name` (default: the configured one) still needs. Bedrock uses AWS credentials."""
-        if (name or self.planner) == "gemini":
-            return [] if _has(self.gemini_api_key) else ["VD_GEMINI_API_KEY"]
-        return []
+        return self.missing("gemini_api_key") if (name or self.planner) == "gemini" else []
 
     def with_secrets(self, values: dict[str, str]) -> Settings:
         """A copy where keys missing from the environment are filled from a secret's JSON values."""
@@ -211,57 +211,48 @@ def _has(value: SecretStr | str | None) -> bool:
 
 
 class SecretsManagerSecrets:
-    """Reads one JSON secret, cached per ARN for `ttl_seconds` (a warm Lambda re-reads rarely)."""
+    """One JSON secret per ARN, cached for `max_age` seconds (a warm Lambda re-reads rarely) by
+    Powertools' SecretsProvider; boto3's client is built on first use unless one is given."""
 
-    def __init__(
-        self,
-        client: Any | None = None,
-        *,
-        ttl_seconds: float = 300.0,
-        clock: Callable[[], float] = time.monotonic,
-    ) -> None:
+    def __init__(self, client: Any | None = None, *, max_age: int = 300) -> None:
         self._client = client
-        self._ttl = ttl_seconds
-        self._clock = clock
-        self._cache: dict[str, tuple[float, dict[str, str]]] = {}
+        self._max_age = max_age
+        self._provider: Any | None = None
         self._lock = threading.Lock()
 
-    def _secretsmanager(self) -> Any:
-        if self._client is None:
-            import boto3  # deferred: the local CLI need not pay for boto3's import
+    def _secrets(self) -> Any:
+        with self._lock:
+            if self._provider is None:
+                from aws_lambda_powertools.utilities.parameters import SecretsProvider  # deployed only
 
-            self._client = boto3.client("secretsmanager")
-        return self._client
+                self._provider = SecretsProvider(boto3_client=self._client)
+            return self._provider
 
     def get(self, arn: str, *, max_age: float | None = None) -> dict[str, str]:
-        ttl = self._ttl if max_age is None else max_age
-        with self._lock:
-            cached = self._cache.get(arn)
-            if cached and self._clock() - cached[0] < ttl:
-                return cached[1]
-        values = self._fetch(arn)
-        with self._lock:
-            self._cache[arn] = (self._clock(), values)
-        return values
+        from aws_lambda_powertools.utilities.parameters.exceptions import (
+            GetParameterError,
+            TransformParameterError,
+        )
 
-    def _fetch(self, arn: str) -> dict[str, str]:
-        from botocore.exceptions import BotoCoreError, ClientError
-
+        age = int(self._max_age if max_age is None else max_age)
         try:
-            answer = self._secretsmanager().get_secret_value(SecretId=arn)
-        except ClientError as exc:
-            code = exc.response.get("Error", {}).get("Code", "Unknown")
-            raise ConfigurationError(f"cannot read secret {arn}: {code}") from None
-        except BotoCoreError as exc:
-            raise ConfigurationError(f"cannot read secret {arn}: {type(exc).__name__}") from None
-        text = answer.get("SecretString")
-        try:
-            values = json.loads(text) if isinstance(text, str) else None
-        except json.JSONDecodeError:
+            values = self._secrets().get(arn, max_age=age, transform="json")
+        except GetParameterError as exc:
+            raise ConfigurationError(f"cannot read secret {arn}: {_reason(exc)}") from None
+        except TransformParameterError:
             values = None
         if not isinstance(values, dict):
             raise ConfigurationError(f"secret {arn} must hold a JSON object of API keys")
         return {str(k): v for k, v in values.items() if isinstance(v, str)}
+
+
+def _reason(exc: BaseException) -> str:
+    """The AWS error code behind Powertools' GetParameterError (never its message: it names the account)."""
+    cause = exc.__cause__ or exc.__context__
+    response = getattr(cause, "response", None)
+    if isinstance(response, dict):
+        return str(response.get("Error", {}).get("Code", "Unknown"))
+    return type(cause).__name__ if cause is not None else "Unknown"
 
 
 _DEFAULT_SECRETS = SecretsManagerSecrets()
@@ -271,11 +262,19 @@ def load_settings(
     *,
     env_file: str | Path | None = None,
     secrets: SecretsManagerSecrets | None = None,
+    environ: Mapping[str, str] | None = None,
     **overrides: Any,
 ) -> Settings:
-    """Settings from the environment, then the dotenv file (`env_file` or $VD_CONFIG_FILE), then
-    the deployment secret for keys still missing. Bad values raise ConfigurationError by name."""
-    file = env_file if env_file is not None else os.environ.get(ENV_CONFIG_FILE) or None
+    """Settings from the environment (os.environ, or `environ`: a Lambda's, as its runtime was
+    given it), then the dotenv file (`env_file` or $VD_CONFIG_FILE), then the deployment secret for
+    keys still missing. Bad values raise ConfigurationError by name."""
+    if environ is not None:
+        given = {
+            k.removeprefix(ENV_PREFIX).lower(): v for k, v in environ.items() if k.startswith(ENV_PREFIX)
+        }
+        overrides = {**{k: v for k, v in given.items() if k in Settings.model_fields}, **overrides}
+    source = os.environ if environ is None else environ
+    file = env_file if env_file is not None else source.get(ENV_CONFIG_FILE) or None
     if file is not None and not Path(file).is_file():
         raise ConfigurationError(f"config file {file} does not exist")
     try:

@@ -13,7 +13,11 @@ TTL_ATTRIBUTE = "expiresAt"
 DATA_ATTRIBUTE = "data"  # the item's JSON document, stored as a string
 COUNTERS_ATTRIBUTE_PREFIX = "n_"  # atomic counters are top-level numbers: n_<name>
 
-# Environment variables read by Lambdas (set by the CDK app).
+# Environment variables. Every setting is `VD_<FIELD>`: config.Settings reads the providers' (and
+# names any of them with Settings.env_name), handlers/wiring.LambdaEnvironment the deployment's
+# wiring below (set by the CDK app), and the CLI finds its dotenv file in ENV_CONFIG_FILE.
+ENV_PREFIX = "VD_"
+ENV_CONFIG_FILE = "VD_CONFIG_FILE"
 ENV_TABLE_NAME = "VD_TABLE_NAME"
 ENV_STATE_MACHINE_ARN = "VD_STATE_MACHINE_ARN"
 ENV_WEBSOCKET_ENDPOINT = "VD_WEBSOCKET_ENDPOINT"

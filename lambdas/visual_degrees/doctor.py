@@ -12,7 +12,6 @@ from __future__ import annotations
 import base64
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from visual_degrees.config import Settings
 from visual_degrees.domain.errors import ConfigurationError, ProviderError, TransientProviderError
@@ -34,6 +33,16 @@ class DoctorCheck:
     detail: str
 
 
+# Every provider the doctor knows, with its role.
+ROLES = {
+    "brave": "search",
+    "google": "search",
+    "gemini": "planner",
+    "bedrock": "planner",
+    "rekognition": "recognizer",
+}
+
+
 def run_doctor(
     settings: Settings,
     *,
@@ -46,70 +55,63 @@ def run_doctor(
     a region are available, else what is missing (injectable for tests)."""
     chosen_probes = dict(default_probes(settings)) if probes is None else dict(probes)
     aws_problem = (aws_ready or _aws_ready)()
-    secrets = settings.secret_values()
     configured = {
-        "brave": _needs(settings.brave_api_key, "VD_BRAVE_API_KEY"),
-        "google": _needs(settings.google_api_key, "VD_GOOGLE_API_KEY")
-        or _needs(settings.google_cx, "VD_GOOGLE_CX"),
-        "gemini": _needs(settings.gemini_api_key, "VD_GEMINI_API_KEY"),
+        "brave": _needs(settings, "brave_api_key"),
+        "google": _needs(settings, "google_api_key", "google_cx"),
+        "gemini": _needs(settings, "gemini_api_key"),
         "bedrock": aws_problem,
         "rekognition": aws_problem,
     }
-    roles = {
-        "brave": "search",
-        "google": "search",
-        "gemini": "planner",
-        "bedrock": "planner",
-        "rekognition": "recognizer",
-    }
     selected = {settings.search_engine, settings.planner, "rekognition"}
-    checks: list[DoctorCheck] = []
-    for provider, role in roles.items():
-        problem = configured[provider]
-        if problem is not None:
-            checks.append(DoctorCheck(provider, role, provider in selected, False, None, False, problem))
-            continue
-        probe = chosen_probes.get(provider)
-        if not network or probe is None:
-            checks.append(DoctorCheck(provider, role, provider in selected, True, None, True, "not probed"))
-            continue
-        reachable, ok, detail = _run_probe(probe)
-        checks.append(
-            DoctorCheck(provider, role, provider in selected, True, reachable, ok, _scrub(detail, secrets))
+    checks = [
+        _check(
+            provider,
+            role,
+            provider in selected,
+            configured[provider],
+            chosen_probes.get(provider) if network else None,
+            settings,
         )
+        for provider, role in ROLES.items()
+    ]
+    return [*checks, *_setup_checks(settings)]
+
+
+def _check(
+    provider: str, role: str, selected: bool, problem: str | None, probe: Probe | None, settings: Settings
+) -> DoctorCheck:
+    """One provider: misconfigured, configured but not probed, or probed (output scrubbed of keys)."""
+    if problem is not None:
+        return DoctorCheck(provider, role, selected, False, None, False, problem)
+    if probe is None:
+        return DoctorCheck(provider, role, selected, True, None, True, "not probed")
+    reachable, ok, detail = _run_probe(probe)
+    return DoctorCheck(
+        provider, role, selected, True, reachable, ok, _scrub(detail, settings.secret_values())
+    )
+
+
+def _setup_checks(settings: Settings) -> list[DoctorCheck]:
+    """How the fetcher may reach addresses, and where the keys come from."""
     allow = ", ".join(str(n) for n in settings.fetch_allow_networks)
-    checks.append(
-        DoctorCheck(
-            "fetcher",
-            "fetcher",
-            True,
-            True,
-            None,
-            True,
-            f"private networks allowed: {allow}" if allow else "public addresses only",
-        )
-    )
-    checks.append(
-        DoctorCheck(
-            "secrets",
-            "config",
-            bool(settings.secret_arn),
-            True,
-            None,
-            True,
-            "keys read from Secrets Manager"
-            if settings.secret_arn
-            else "keys from environment / config file",
-        )
-    )
-    return checks
+    fetcher = f"private networks allowed: {allow}" if allow else "public addresses only"
+    keys = "keys read from Secrets Manager" if settings.secret_arn else "keys from environment / config file"
+    return [
+        DoctorCheck("fetcher", "fetcher", True, True, None, True, fetcher),
+        DoctorCheck("secrets", "config", bool(settings.secret_arn), True, None, True, keys),
+    ]
 
 
-def _needs(value: Any, variable: str) -> str | None:
-    if value is None:
-        return f"{variable} is not set"
-    text = value.get_secret_value() if hasattr(value, "get_secret_value") else str(value)
-    return None if text.strip() else f"{variable} is empty"
+def _needs(settings: Settings, *fields: str) -> str | None:
+    """What is wrong with the first of `fields` that is not usable, named by its variable."""
+    for field in fields:
+        value, variable = getattr(settings, field), Settings.env_name(field)
+        if value is None:
+            return f"{variable} is not set"
+        text = value.get_secret_value() if hasattr(value, "get_secret_value") else str(value)
+        if not text.strip():
+            return f"{variable} is empty"
+    return None
 
 
 def _run_probe(probe: Probe) -> tuple[bool, bool, str]:
@@ -151,13 +153,13 @@ def _aws_ready() -> str | None:
 
 
 def default_probes(settings: Settings) -> dict[str, Probe]:
-    from visual_degrees.adapters.http_retry import RetryPolicy
+    from visual_degrees.adapters.live.http_retry import RetryPolicy
 
     once = RetryPolicy(max_attempts=1)
 
     def search_probe(engine: str) -> Probe:
         def probe() -> str:
-            from visual_degrees.adapters.live import build_search
+            from visual_degrees.adapters.live.providers import build_search
 
             hits = build_search(settings.model_copy(update={"search_engine": engine})).search(
                 "Kevin Bacon", 1
@@ -167,7 +169,7 @@ def default_probes(settings: Settings) -> dict[str, Probe]:
         return probe
 
     def gemini_probe() -> str:
-        from visual_degrees.adapters.planner_gemini import GeminiPlanner
+        from visual_degrees.adapters.live.planner_gemini import GeminiPlanner
 
         planner = GeminiPlanner(
             settings.gemini_api_key,
@@ -180,13 +182,13 @@ def default_probes(settings: Settings) -> dict[str, Probe]:
         return planner.check_model()
 
     def bedrock_probe() -> str:
-        from visual_degrees.adapters.planner_bedrock import BedrockPlanner
+        from visual_degrees.adapters.live.planner_bedrock import BedrockPlanner
 
         planner = BedrockPlanner(settings.bedrock_model_id, region=settings.bedrock_region, retry=once)
         return planner.ping()
 
     def rekognition_probe() -> str:
-        from visual_degrees.adapters.rekognition import RekognitionRecognizer
+        from visual_degrees.adapters.live.rekognition import RekognitionRecognizer
 
         recognizer = RekognitionRecognizer(region=settings.rekognition_region, retry=once)
         return recognizer.probe(_PROBE_IMAGE)

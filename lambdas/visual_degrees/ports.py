@@ -39,6 +39,29 @@ class Planner(Protocol):
         ...
 
 
+class AllProviders(ImageSearch, ImageFetcher, CelebrityRecognizer, Protocol):
+    """One object serving search, fetch and recognition (a test web, a deferred or absent bundle)."""
+
+
+@dataclass
+class Providers:
+    """The one bundle of providers a run observes the world through. Adapters return it (the live
+    ones from settings: adapters/live; the sandbox's: `Sandbox.providers`); steps get it in their
+    StepContext."""
+
+    search: ImageSearch
+    fetcher: ImageFetcher
+    recognizer: CelebrityRecognizer
+    planner: Planner | None = None  # None: always the deterministic fallback
+    # The photo web these providers observe ("live", or one sandbox world and seed). Evidence and
+    # provider answers kept across runs belong to it: a photo of one web proves nothing in another.
+    web: str = "live"
+
+    @classmethod
+    def of(cls, providers: AllProviders, planner: Planner | None = None, *, web: str = "live") -> Providers:
+        return cls(search=providers, fetcher=providers, recognizer=providers, planner=planner, web=web)
+
+
 class Clock(Protocol):
     def now(self) -> float:
         """Seconds since the epoch: wall time live, simulated time in the sandbox."""

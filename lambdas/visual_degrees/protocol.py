@@ -1,4 +1,4 @@
-"""The client protocol (DESIGN.md §4), shared by the deployed WebSocket API and the local server.
+"""The client protocol, shared by the deployed WebSocket API and the local server (docs/web.md).
 
 Client -> server: JSON objects routed on `action` (API Gateway's `$request.body.action`):
     {"action": "startRun", "personA", "personB", "options"?}

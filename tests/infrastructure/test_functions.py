@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 from pathlib import Path
@@ -25,6 +26,7 @@ from visual_degrees.constants import (
 
 pytestmark = pytest.mark.cdk
 
+SOURCE = REPO_ROOT / "lambdas"
 ASL = json.loads((REPO_ROOT / "statemachine" / "visual_degrees.asl.json").read_text(encoding="utf-8"))
 API_GATEWAY_INTEGRATION_TIMEOUT = 29
 ACCOUNT_CONCURRENCY_DEFAULT = 1000
@@ -151,7 +153,7 @@ def _code_asset_dir(synth: Synthesis) -> Path:
     return synth.outdir / manifest["files"][key]["source"]["path"]
 
 
-def test_the_code_asset_ships_the_package_without_caches_and_with_the_definition(synth: Synthesis) -> None:
+def test_the_code_asset_ships_what_the_handlers_run_without_caches(synth: Synthesis) -> None:
     # Given the staged code asset of the functions
     root = _code_asset_dir(synth)
     files = [p.relative_to(root).as_posix() for p in root.rglob("*")]
@@ -161,7 +163,42 @@ def test_the_code_asset_ships_the_package_without_caches_and_with_the_definition
     assert (root / "visual_degrees" / "handlers" / "__init__.py").is_file()
     assert not [f for f in files if "__pycache__" in f or f.endswith(".pyc") or ".egg-info" in f]
     assert not [f for f in files if "/tests/" in f or f.startswith("tests/")]
-    # And the statemachine symlink was followed: the definition is a real file in the asset
-    definition = root / "visual_degrees" / "statemachine" / "visual_degrees.asl.json"
-    assert definition.is_file() and not definition.is_symlink()
-    assert json.loads(definition.read_text(encoding="utf-8")) == ASL
+    # And every step a Task state runs, with the modules it executes
+    for task in STATE_TASKS:
+        assert (root / "visual_degrees" / "steps" / f"{task.step}.py").is_file()
+        assert (root / "visual_degrees" / "handlers" / f"{task.step}.py").is_file()
+    # And none of what only runs on one machine: engine, server, page, sandbox, bench, CLI
+    for part in ("local", "sandbox", "bench", "commands", "web", "statemachine", "adapters/local", "cli.py"):
+        assert not (root / "visual_degrees" / part).exists(), part
+    # And every import any shipped module makes (at the top or inside a function) resolves in it
+    missing = sorted(
+        f"{path.relative_to(root)}: {module}"
+        for path in root.rglob("*.py")
+        for module in _package_imports(path, root)
+        if not _resolves(root, module)
+    )
+    assert not missing, missing
+
+
+def _package_imports(path: Path, root: Path) -> set[str]:
+    """The visual_degrees modules (or names in them) `path` imports, resolved to absolute names."""
+    module = ".".join(path.relative_to(root).with_suffix("").parts)
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*parts, *([base] if base else [])])
+            found.add(base)
+            # `from package import module` imports a module; `from module import name` does not
+            found |= {f"{base}.{a.name}" for a in node.names if _resolves(SOURCE, f"{base}.{a.name}")}
+    return {name for name in found if name.split(".")[0] == "visual_degrees"}
+
+
+def _resolves(root: Path, name: str) -> bool:
+    path = root.joinpath(*name.split("."))
+    return (path / "__init__.py").is_file() or path.with_suffix(".py").is_file()

@@ -11,12 +11,12 @@ from typing import Any
 import pytest
 
 from tests.support.fakes import FakeWeb, ListSink, ManualClock, ScriptedPlanner, face
-from visual_degrees.adapters.sqlite_memory import SqliteMemory
+from visual_degrees.adapters.local.sqlite_memory import SqliteMemory
 from visual_degrees.domain.errors import InvalidInput
 from visual_degrees.domain.models import Budgets, Person, RunOptions, RunState
 from visual_degrees.domain.planning import PlannerReply
 from visual_degrees.local.runner import LocalRunner, RunEnvironment
-from visual_degrees.services.context import Providers
+from visual_degrees.ports import Providers
 from visual_degrees.services.run_memory import RunMemory
 from visual_degrees.steps import execute
 
@@ -29,7 +29,7 @@ def make_runner(web: FakeWeb, *, planner: Any = None, memory: SqliteMemory | Non
     def environment(run_id: str) -> RunEnvironment:
         clock = ManualClock()
         return RunEnvironment(
-            providers=Providers(search=web, fetcher=web, recognizer=web, planner=planner),
+            providers=Providers.of(web, planner),
             clock=clock,
             sleep=clock.advance,
             on_transition=lambda _state: clock.advance(0.05),
@@ -258,7 +258,7 @@ def test_every_step_run_twice_emits_counts_and_links_exactly_once(monkeypatch, f
         (e.seq, e.type, e.data) for e in normal_sink.events
     ]
     assert doubled.final.data["usage"] == normal.final.data["usage"]
-    edges = RunMemory(runner.memory, "r-twice", 1800).edges()
+    edges = RunMemory(runner.memory, "r-twice", 1800).evidence.edges()
     assert len(edges) == len({(e.a, e.b) for e in edges})
     assert len(runner.events("r-twice")) == len(twice_sink.events)
 

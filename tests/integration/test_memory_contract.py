@@ -29,9 +29,9 @@ from tests.support.memory_fixtures import (
     moto_dynamodb,
     open_memory,
 )
-from visual_degrees.adapters.dynamodb_memory import DynamoDbMemory
+from visual_degrees.adapters.aws.dynamodb_memory import DynamoDbMemory
+from visual_degrees.adapters.local.sqlite_memory import SqliteMemory
 from visual_degrees.adapters.memory_rules import MAX_DATA_BYTES, MAX_TRANSACT_WRITES
-from visual_degrees.adapters.sqlite_memory import SqliteMemory
 from visual_degrees.domain.errors import (
     ConditionFailed,
     ConfigurationError,

@@ -6,21 +6,20 @@ The webs answer only the queries scripted; everything else finds nothing.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
 
 from tests.support.fakes import FakeWeb, ListSink, ManualClock, ScriptedPlanner, face
-from visual_degrees.adapters.sqlite_memory import SqliteMemory
+from visual_degrees.adapters.local.sqlite_memory import SqliteMemory
 from visual_degrees.domain.models import Face, FetchedImage, ImageHit, RunOptions, RunState
 from visual_degrees.domain.planning import PlannerReply
-from visual_degrees.local.runner import LocalRunner, RunEnvironment
+from visual_degrees.local.runner import LocalRunner, RunEnvironment, RunResult
+from visual_degrees.ports import Providers
 from visual_degrees.sandbox import VirtualClock
-from visual_degrees.services.context import Providers
-from visual_degrees.steps import execute, strategy
+from visual_degrees.steps import execute
 
 ANN, BOB, CAT, DAN, EVE = "Ann Lee", "Bob Ray", "Cat Wu", "Dan Oz", "Eve Fox"
 
@@ -61,7 +60,7 @@ def runner(web: Web, *, planner: Any = None, memory: SqliteMemory | None = None)
     def environment(run_id: str) -> RunEnvironment:
         clock = web.clock or ManualClock()
         return RunEnvironment(
-            providers=Providers(search=web, fetcher=web, recognizer=web, planner=planner),
+            providers=Providers.of(web, planner),
             clock=clock,
             sleep=clock.advance,
             on_transition=lambda _state: clock.advance(0.05),
@@ -70,10 +69,9 @@ def runner(web: Web, *, planner: Any = None, memory: SqliteMemory | None = None)
     return LocalRunner(memory or SqliteMemory(":memory:"), environment)
 
 
-@contextmanager
-def knobs(**changes: bool) -> Iterator[None]:
-    with strategy.overridden("default", strategy.with_changes("default", changes)):
-        yield
+def switched(max_hops: int = 6, **knobs: bool) -> RunOptions:
+    """The default strategy with some knobs switched, as a run's options carry them."""
+    return RunOptions(max_hops=max_hops, knobs=knobs)
 
 
 def meet_in_the_middle_web() -> Web:
@@ -99,8 +97,7 @@ def test_meeting_in_the_middle_finds_a_link_only_the_far_side_can_see():
     assert {e.data.get("side") for e in sink.events if e.type == "path_update"} == {"A", "B"}
     # And one-sided, the same web never shows Dan: no path
     one_sided = meet_in_the_middle_web()
-    with knobs(both_ends=False):
-        assert runner(one_sided).run(ANN, BOB, RunOptions()).outcome == "no_path"
+    assert runner(one_sided).run(ANN, BOB, switched(both_ends=False)).outcome == "no_path"
 
 
 def test_the_bridge_tries_the_other_sides_person_not_the_far_end():
@@ -111,8 +108,7 @@ def test_the_bridge_tries_the_other_sides_person_not_the_far_end():
     # Trying Dan against Ann instead is pointless here (Ann's search already listed every photo of
     # her), so without the idea the link Dan—Cat is never tried and the run finds nothing
     far_end = meet_in_the_middle_web()
-    with knobs(bridge_to_other_side=False):
-        assert runner(far_end).run(ANN, BOB, RunOptions()).outcome == "no_path"
+    assert runner(far_end).run(ANN, BOB, switched(bridge_to_other_side=False)).outcome == "no_path"
     assert f"{DAN} {CAT}" not in far_end.asked
 
 
@@ -136,8 +132,7 @@ def test_discovery_asks_for_group_photos_first():
     runner(web).run(ANN, BOB, RunOptions())
     assert web.asked[1] == f"{ANN} cast"
     bare = meet_in_the_middle_web()
-    with knobs(group_queries_first=False):
-        runner(bare).run(ANN, BOB, RunOptions())
+    runner(bare).run(ANN, BOB, switched(group_queries_first=False))
     assert bare.asked[1] == ANN
 
 
@@ -155,8 +150,10 @@ def test_an_end_no_photo_shows_stops_the_run_early_and_says_why():
     stopped_at = result.final.data["usage"]["searches"]
     assert stopped_at <= 3
     # And without the rule it keeps paying for searches that cannot succeed
-    with knobs(stop_when_end_unseen=False):
-        assert runner(web).run(ANN, BOB, RunOptions()).final.data["usage"]["searches"] > stopped_at
+    assert (
+        runner(web).run(ANN, BOB, switched(stop_when_end_unseen=False)).final.data["usage"]["searches"]
+        > stopped_at
+    )
 
 
 def test_the_planner_ranks_the_candidates_towards_the_far_end_of_their_side():
@@ -174,8 +171,7 @@ def test_the_planner_ranks_the_candidates_towards_the_far_end_of_their_side():
     assert f"{CAT} {BOB}" not in web.asked
     # And with the knob off the planner is not asked at all (the deterministic order decides)
     silent = ScriptedPlanner([PlannerReply(next_candidates=[EVE])])
-    with knobs(planner_ranking=False):
-        runner(web, planner=silent).run(ANN, BOB, RunOptions())
+    runner(web, planner=silent).run(ANN, BOB, switched(planner_ranking=False))
     assert silent.seen == []
 
 
@@ -207,8 +203,11 @@ def test_a_portrait_title_is_not_paid_for():
     # Then only the group photo was recognised
     assert web.calls["recognize"] == 1
     assert result.final.data["usage"]["recognitions"] == 1
-    with knobs(skip_portraits=False):
-        paid = runner(web).run(ANN, BOB, RunOptions(max_hops=2)).final.data["usage"]["recognitions"]
+    paid = (
+        runner(web)
+        .run(ANN, BOB, switched(skip_portraits=False, max_hops=2))
+        .final.data["usage"]["recognitions"]
+    )
     assert paid == 2
 
 
@@ -221,8 +220,7 @@ def test_images_of_one_search_are_recognised_concurrently():
         return web
 
     parallel = runner(five_image_web()).run(ANN, BOB, RunOptions()).final.data["simSeconds"]
-    with knobs(parallel_images=False):
-        serial = runner(five_image_web()).run(ANN, BOB, RunOptions()).final.data["simSeconds"]
+    serial = runner(five_image_web()).run(ANN, BOB, switched(parallel_images=False)).final.data["simSeconds"]
     # Then the search costs the slowest image (0.3 s fetch + 0.7 s recognition), not all five
     assert serial - parallel == pytest.approx(4 * (0.3 + 0.7))
 
@@ -231,10 +229,9 @@ def test_answers_from_earlier_runs_are_not_paid_for_twice():
     # Given one memory outliving two runs of the same question (evidence graph off: caches only)
     memory = SqliteMemory(":memory:")
     web = meet_in_the_middle_web()
-    with knobs(evidence_graph=False):
-        first = runner(web, memory=memory).run(ANN, BOB, RunOptions())
-        calls = dict(web.calls)
-        second = runner(web, memory=memory).run(ANN, BOB, RunOptions())
+    first = runner(web, memory=memory).run(ANN, BOB, switched(evidence_graph=False))
+    calls = dict(web.calls)
+    second = runner(web, memory=memory).run(ANN, BOB, switched(evidence_graph=False))
     # Then the second run reaches the same answer without one paid search or recognition
     assert first.outcome == second.outcome == "path"
     assert second.final.data["path"] == first.final.data["path"]
@@ -245,9 +242,8 @@ def test_answers_from_earlier_runs_are_not_paid_for_twice():
 def test_a_chain_verified_by_an_earlier_run_answers_at_once_with_its_photos():
     memory = SqliteMemory(":memory:")
     web = meet_in_the_middle_web()
-    with knobs(shared_cache=False):
-        first = runner(web, memory=memory).run(ANN, BOB, RunOptions())
-        second = runner(web, memory=memory).run(ANN, BOB, RunOptions())
+    first = runner(web, memory=memory).run(ANN, BOB, switched(shared_cache=False))
+    second = runner(web, memory=memory).run(ANN, BOB, switched(shared_cache=False))
     assert second.execution.visited == [
         "S0_InitializeSession",
         "S1_DirectEdgeAttempt",
@@ -277,10 +273,9 @@ def test_evidence_from_an_earlier_run_is_never_used_for_a_namesake():
         return web
 
     # When a later run (Eve — Bob) first sees another person named Bob Ray
-    with knobs(shared_cache=False):
-        namesake = runner(later_web("id-other-bob"), memory=memory).run(EVE, BOB, RunOptions())
-        # (and, for contrast, when it has not seen any Bob Ray yet)
-        unseen = runner(later_web(None), memory=memory).run(EVE, BOB, RunOptions())
+    namesake = runner(later_web("id-other-bob"), memory=memory).run(EVE, BOB, switched(shared_cache=False))
+    # (and, for contrast, when it has not seen any Bob Ray yet)
+    unseen = runner(later_web(None), memory=memory).run(EVE, BOB, switched(shared_cache=False))
     # Then the remembered Dan—Bob photo is not used for the other Bob Ray ...
     assert namesake.outcome == "no_path"
     # ... while, with no Bob Ray pinned yet, it completes Eve—Dan—Bob from the earlier evidence
@@ -319,8 +314,7 @@ def test_a_weak_link_nothing_confirms_is_never_claimed():
     assert result.outcome == "no_path"
     assert f"{CAT} {BOB}" in web.asked
     # And without the idea, the lookalike's photo would have been claimed as proof
-    with knobs(corroborate_weak_edges=False):
-        claimed = runner(weak_link_web(second_photo=False)).run(ANN, BOB, RunOptions())
+    claimed = runner(weak_link_web(second_photo=False)).run(ANN, BOB, switched(corroborate_weak_edges=False))
     assert (
         claimed.outcome == "path"
         and claimed.final.data["edges"][-1]["evidence"]["imageUrl"] == "u/cat-bob-weak"
@@ -368,3 +362,42 @@ def test_meeting_in_the_middle_is_idempotent_step_by_step(monkeypatch, forget):
         (e.seq, e.type, e.data) for e in normal_sink.events
     ]
     assert doubled.final.data["usage"] == normal.final.data["usage"]
+
+
+def test_runs_sharing_a_process_keep_their_own_knobs_and_cache_tallies():
+    # Given a memory that has answered Ann—Bob once already (a run asking again is served from it)
+    warm = SqliteMemory(":memory:")
+    runner(meet_in_the_middle_web(), memory=warm).run(ANN, BOB, switched(evidence_graph=False))
+    # And a default run that, in the middle of its first search, lets a one-sided run on the warm
+    # memory go from start to end in the same process (the steps of two runs alternated)
+    during: dict[str, RunResult] = {}
+    web = meet_in_the_middle_web()
+    search = web.search
+
+    def interleaved(query: str, count: int) -> list[ImageHit]:
+        if not during:
+            one_sided = switched(both_ends=False, evidence_graph=False)
+            during["run"] = runner(meet_in_the_middle_web(), memory=warm).run(ANN, BOB, one_sided)
+        return search(query, count)
+
+    web.search = interleaved  # type: ignore[method-assign]
+    outer = runner(web).run(ANN, BOB, RunOptions())
+    inner = during["run"]
+    # Then each run followed its own strategy, whatever the other one did meanwhile
+    assert outer.outcome == "path" and outer.final.data["path"] == [ANN, CAT, DAN, BOB]
+    assert inner.outcome == "no_path"
+    # And each counted only its own cache hits: the inner run was served by the warm memory, the
+    # outer one (fresh memory) never was
+    assert inner.cache_tally.searches_shared >= 1
+    assert outer.cache_tally.searches_shared == outer.cache_tally.recognitions_shared == 0
+
+
+def test_concurrent_runs_with_different_knobs_do_not_change_each_other():
+    # Given runs of both kinds going at once on worker threads
+    options = [RunOptions(), switched(both_ends=False)] * 3
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        outcomes = list(
+            pool.map(lambda o: runner(meet_in_the_middle_web()).run(ANN, BOB, o).outcome, options)
+        )
+    # Then each ended as its own knobs say (meeting in the middle finds Dan; one-sided cannot)
+    assert outcomes == ["path", "no_path"] * 3

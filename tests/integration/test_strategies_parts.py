@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from visual_degrees.adapters.sqlite_memory import SqliteMemory
+from visual_degrees.adapters.local.sqlite_memory import SqliteMemory
+from visual_degrees.domain import strategy
 from visual_degrees.domain.errors import InvalidInput
-from visual_degrees.domain.models import Edge, Evidence
+from visual_degrees.domain.models import Edge, Evidence, RunOptions
+from visual_degrees.domain.requests import parse_options
+from visual_degrees.domain.titles import names_only
 from visual_degrees.services.run_graph import CHUNK_LINKS, RunGraph
 from visual_degrees.services.run_memory import RunMemory
-from visual_degrees.steps import strategy
-from visual_degrees.steps.titles import names_only
 
 
 def edge(a: str, b: str, confidence: float = 90.0) -> Edge:
@@ -24,16 +25,16 @@ def mem() -> RunMemory:
 
 
 def test_the_graph_keeps_the_strongest_photo_per_pair_and_says_when_a_pair_is_new(mem):
-    graph = RunGraph(mem)
+    graph = RunGraph(mem.evidence)
     assert graph.add(edge("a", "b", 85.0)) is True
     assert graph.add(edge("b", "a", 84.0)) is False  # weaker, either way round: ignored
     assert graph.add(edge("a", "b", 95.0)) is False  # stronger: kept, but not a new pair
     assert graph.confidence("b", "a") == 95.0
-    assert mem.edge("a", "b").confidence == 95.0  # the evidence item holds the stronger photo
+    assert mem.evidence.edge("a", "b").confidence == 95.0  # the evidence item holds the stronger photo
 
 
 def test_depths_paths_and_connectivity_respect_the_hop_limit(mem):
-    graph = RunGraph(mem)
+    graph = RunGraph(mem.evidence)
     for a, b in [("a", "x"), ("x", "y"), ("y", "b"), ("a", "z")]:
         graph.add(edge(a, b))
     assert graph.depths("a", 2) == {"a": 0, "x": 1, "z": 1, "y": 2}
@@ -45,14 +46,14 @@ def test_depths_paths_and_connectivity_respect_the_hop_limit(mem):
 
 def test_a_flushed_graph_is_what_the_next_step_reads_in_bounded_chunks(mem):
     # Given more links than one chunk item holds
-    graph = RunGraph(mem)
+    graph = RunGraph(mem.evidence)
     for i in range(CHUNK_LINKS + 50):
         graph.add(edge("hub", f"p{i:04d}"))
     graph.flush()
     # Then a fresh view (the next step) sees every link, stored in items of at most CHUNK_LINKS
-    again = RunGraph(mem)
+    again = RunGraph(mem.evidence)
     assert again.degree("hub") == CHUNK_LINKS + 50
-    chunks = mem.memory.query(mem.pk, "link#")
+    chunks = mem.evidence.memory.query(mem.evidence.pk, "link#")
     assert len(chunks) == 2 and max(len(c.data["links"]) for c in chunks) <= CHUNK_LINKS
     # And re-adding a pair it already holds (a re-run step) adds nothing
     assert again.add(edge("hub", "p0000")) is False
@@ -89,8 +90,17 @@ def test_knob_switches_are_parsed_checked_and_undone():
         strategy.with_changes("default", {"telepathy": True})
     with pytest.raises(InvalidInput, match="both_ends needs record_all_edges"):
         strategy.with_changes("default", {"record_all_edges": False})
-    changed = strategy.with_changes("default", {"both_ends": False})
-    with strategy.overridden("default", changed):
-        assert strategy.knobs_for("default").both_ends is False
-    assert strategy.knobs_for("default").both_ends is True
-    assert strategy.knobs_for("seed") == strategy.KNOBS["seed"]
+    # A run's switches live in its options: validated there, resolved per run, the table untouched
+    switched = RunOptions(knobs={"both_ends": False})
+    assert switched.resolved_knobs().both_ends is False
+    assert RunOptions().resolved_knobs() == strategy.KNOBS["default"]
+    assert RunOptions(strategy="seed").resolved_knobs() == strategy.KNOBS["seed"]
+    assert strategy.KNOBS["default"].both_ends is True
+    with pytest.raises(InvalidInput, match="unknown strategy knob"):
+        parse_options({"knobs": {"telepathy": True}})
+    with pytest.raises(InvalidInput, match="both_ends needs record_all_edges"):
+        parse_options({"knobs": {"record_all_edges": False}})
+    # Unswitched options serialise as they always did (payloads, events and meta unchanged)
+    assert "knobs" not in RunOptions().dump()
+    assert switched.dump()["knobs"] == {"both_ends": False}
+    assert RunOptions.model_validate(switched.dump()) == switched

@@ -13,6 +13,7 @@ import pytest
 from visual_degrees.cli import main
 from visual_degrees.domain.names import name_key
 from visual_degrees.sandbox import EXAMPLE_PAIR, PhotoWeb, default_world_path, load_world
+from visual_degrees.sandbox.ground_truth import ground_truth
 
 A, B = EXAMPLE_PAIR
 
@@ -58,7 +59,7 @@ def test_a_chain_proven_in_one_world_is_never_reused_in_another(state_dir, capsy
     if final["type"] == "final":
         web = PhotoWeb(load_world(other), 0)
         for edge in final["data"]["edges"]:
-            truth = web.truth(edge["evidence"]["imageUrl"])
+            truth = ground_truth(web).truth(edge["evidence"]["imageUrl"])
             assert {web.celebrity_id(edge["from"]), web.celebrity_id(edge["to"])} <= truth
         assert final["data"]["path"] != first["path"]
 

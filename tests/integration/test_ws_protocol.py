@@ -12,11 +12,11 @@ import pytest
 from tests.support.ws_client import WsClient, is_event, seqs
 from tests.support.ws_server import Gate, bundled_sandbox, running_server
 from visual_degrees.domain.models import RunOptions
-from visual_degrees.local.ws_runs import RunLimits
+from visual_degrees.local.server.runs import RunLimits
 from visual_degrees.ports import Memory
 from visual_degrees.sandbox import EXAMPLE_PAIR
 from visual_degrees.services.event_log import EventLog
-from visual_degrees.services.run_memory import RunMemory
+from visual_degrees.services.run_memory import RunControl
 
 A, B = EXAMPLE_PAIR
 
@@ -204,7 +204,7 @@ def test_shutdown_cancels_unfinished_runs_and_leaves_no_thread(tmp_path: Path) -
         outcome: dict[str, int] = {}
         stopping = threading.Thread(target=lambda: outcome.update(cancelled=srv.stop()))
         stopping.start()
-        cancel = RunMemory(srv.memory, run_id, RunOptions().ttl_seconds)
+        cancel = RunControl(srv.memory, run_id, RunOptions().ttl_seconds)
         while not cancel.cancel_requested():
             threading.Event().wait(0.01)
         gate.open()

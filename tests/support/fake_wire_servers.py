@@ -35,7 +35,7 @@ from urllib.parse import parse_qs, urlsplit
 
 from PIL import Image, ImageDraw
 
-from visual_degrees.adapters.image_convert import ImageRejected, prepare_for_recognition
+from visual_degrees.adapters.live.image_convert import ImageRejected, prepare_for_recognition
 
 # ---- shared machinery -----------------------------------------------------------------------
 

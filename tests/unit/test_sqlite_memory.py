@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.fakes import ManualClock
-from visual_degrees.adapters.sqlite_memory import PURGE_INTERVAL_SECONDS, SqliteMemory, prefix_end
+from visual_degrees.adapters.local.sqlite_memory import PURGE_INTERVAL_SECONDS, SqliteMemory, prefix_end
 from visual_degrees.domain.errors import ConditionFailed
 from visual_degrees.ports import Increment, Item, Put
 

@@ -13,20 +13,20 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from visual_degrees.adapters.sqlite_memory import SqliteMemory
+from visual_degrees.adapters.local.sqlite_memory import SqliteMemory
 from visual_degrees.bench.metrics import RunRecord, summarize
 from visual_degrees.bench.pairs import BenchPair
 from visual_degrees.bench.truth import Truth
+from visual_degrees.domain import strategy as strategies
 from visual_degrees.domain.costs import DEFAULT_COSTS
 from visual_degrees.domain.models import RunOptions, Strategy
-from visual_degrees.local.definition import load_definition
+from visual_degrees.local.asl.definition import load_definition
 from visual_degrees.local.environments import SandboxEnvironment
 from visual_degrees.local.runner import LocalRunner, RunEnvironment
 from visual_degrees.ports import Clock
 from visual_degrees.services.budget import Budget
+from visual_degrees.services.context import CacheTally
 from visual_degrees.services.event_log import run_pk
-from visual_degrees.services.observe import CACHE_TALLY
-from visual_degrees.steps import strategy as strategies
 
 Progress = Callable[[int, int, RunRecord], None]
 
@@ -56,23 +56,20 @@ class Bench:
     def run(
         self, pairs: Sequence[BenchPair], config: BenchConfig, progress: Progress | None = None
     ) -> BenchResult:
-        options = config.options.model_copy(update={"strategy": config.strategy})
-        knobs = strategies.with_changes(config.strategy, config.knobs)
+        knobs = strategies.with_changes(config.strategy, config.knobs)  # InvalidInput names a bad one
+        options = config.options.model_copy(update={"strategy": config.strategy, "knobs": dict(config.knobs)})
         shared = SqliteMemory(":memory:") if config.shared_memory else None
-        CACHE_TALLY.reset()
         records: list[RunRecord] = []
+        saved = CacheTally()  # what the reported (last) pass's caches saved, summed over its runs
         passes = max(1, config.passes) if shared is not None else 1
         try:
-            with strategies.overridden(config.strategy, knobs):
-                for done in range(passes):
-                    if done == passes - 1:
-                        CACHE_TALLY.reset()  # count what the reported pass saved
-                    records = []
-                    for n, pair in enumerate(pairs, 1):
-                        record = self.run_pair(pair, options, shared)
-                        records.append(record)
-                        if progress is not None:
-                            progress(n + done * len(pairs), passes * len(pairs), record)
+            for done in range(passes):
+                records, saved = [], CacheTally()
+                for n, pair in enumerate(pairs, 1):
+                    record = self.run_pair(pair, options, shared, saved)
+                    records.append(record)
+                    if progress is not None:
+                        progress(n + done * len(pairs), passes * len(pairs), record)
         finally:
             if shared is not None:
                 shared.close()
@@ -85,16 +82,22 @@ class Bench:
                 "max_hops": options.max_hops,
                 "budgets": options.budgets.dump(),
                 "cache_saved": {
-                    "searches_in_run": CACHE_TALLY.searches_in_run,
-                    "searches_across_runs": CACHE_TALLY.searches_shared,
-                    "recognitions_in_run": CACHE_TALLY.recognitions_in_run,
-                    "recognitions_across_runs": CACHE_TALLY.recognitions_shared,
+                    "searches_in_run": saved.searches_in_run,
+                    "searches_across_runs": saved.searches_shared,
+                    "recognitions_in_run": saved.recognitions_in_run,
+                    "recognitions_across_runs": saved.recognitions_shared,
                 },
             }
         )
         return BenchResult(figures=figures, records=records)
 
-    def run_pair(self, pair: BenchPair, options: RunOptions, shared: SqliteMemory | None = None) -> RunRecord:
+    def run_pair(
+        self,
+        pair: BenchPair,
+        options: RunOptions,
+        shared: SqliteMemory | None = None,
+        saved: CacheTally | None = None,
+    ) -> RunRecord:
         memory = shared or SqliteMemory(":memory:")
         clocks: list[tuple[Clock, float]] = []
 
@@ -109,6 +112,8 @@ class Bench:
             started = time.process_time()
             result = runner.run(pair.a.name, pair.b.name, options)
             cpu_ms = (time.process_time() - started) * 1000
+            if saved is not None:
+                saved.add(result.cache_tally)
             usage = Budget(
                 memory, result.run_id, options.budgets, DEFAULT_COSTS, options.ttl_seconds
             ).summary()

@@ -20,6 +20,7 @@ from typing import Any
 from visual_degrees.bench.pairs import BenchPair
 from visual_degrees.domain.errors import ProviderError
 from visual_degrees.sandbox import PhotoWeb
+from visual_degrees.sandbox.ground_truth import ground_truth
 
 
 @dataclass
@@ -38,7 +39,8 @@ class Truth:
     def __init__(self, web: PhotoWeb, *, threshold: float = 80.0) -> None:
         self.web = web
         self.threshold = threshold
-        self.graph = web.provable_graph(threshold)
+        self.ground = ground_truth(web)
+        self.graph = self.ground.provable_graph(threshold)
 
     def shortest(self, pair: BenchPair, limit: int | None = None) -> int | None:
         """Fewest provable edges between the pair's people (at most `limit`), or None."""
@@ -54,7 +56,7 @@ class Truth:
     def shown(self, image_url: str) -> frozenset[str]:
         """Celebrity ids truly in the photo; empty for a URL the simulator never served."""
         try:
-            return self.web.truth(image_url)
+            return self.ground.truth(image_url)
         except ProviderError:
             return frozenset()
 

@@ -44,16 +44,15 @@ def main(args: argparse.Namespace, state_dir: Path) -> int:
     from visual_degrees.bench import (
         Bench,
         BenchConfig,
-        Section,
         Truth,
         load_pairs,
         machine_state,
         sample_pairs,
     )
-    from visual_degrees.bench.report import progress_printer, write_report
+    from visual_degrees.bench.report import progress_printer
     from visual_degrees.domain.requests import parse_options
+    from visual_degrees.domain.strategy import parse_knob_changes, with_changes
     from visual_degrees.local.environments import sandbox_environment
-    from visual_degrees.steps.strategy import parse_knob_changes, with_changes
 
     options = parse_options(run_options(args))
     knobs = parse_knob_changes(args.knobs)
@@ -87,22 +86,32 @@ def main(args: argparse.Namespace, state_dir: Path) -> int:
         }
     )
     if args.out is not None:
-        context = {
-            "command": "visual-degrees bench " + " ".join(shlex.quote(a) for a in sys.argv[2:]),
-            **source,
-            "machine": figures["machine"],
-        }
-        report = write_report(
-            args.out,
-            f"Benchmark: {figures['world']}",
-            [Section(args.strategy, figures, result.records)],
-            context,
-        )
-        print(f"report: {report}", file=sys.stderr)
-    if args.json:
-        print(json.dumps(figures, ensure_ascii=False))
-    else:
-        for key, value in figures.items():
-            shown = json.dumps(value, ensure_ascii=False) if isinstance(value, (dict, list)) else value
-            print(f"{key:28} {shown}")
+        _write_report(args, figures, source, result)
+    _print(figures, as_json=args.json)
     return EXIT_FAILED if figures["false_paths"] else 0
+
+
+def _write_report(
+    args: argparse.Namespace, figures: dict[str, Any], source: dict[str, Any], result: Any
+) -> None:
+    from visual_degrees.bench import Section
+    from visual_degrees.bench.report import write_report
+
+    context = {
+        "command": "visual-degrees bench " + " ".join(shlex.quote(a) for a in sys.argv[2:]),
+        **source,
+        "machine": figures["machine"],
+    }
+    report = write_report(
+        args.out, f"Benchmark: {figures['world']}", [Section(args.strategy, figures, result.records)], context
+    )
+    print(f"report: {report}", file=sys.stderr)
+
+
+def _print(figures: dict[str, Any], *, as_json: bool) -> None:
+    if as_json:
+        print(json.dumps(figures, ensure_ascii=False))
+        return
+    for key, value in figures.items():
+        shown = json.dumps(value, ensure_ascii=False) if isinstance(value, (dict, list)) else value
+        print(f"{key:28} {shown}")

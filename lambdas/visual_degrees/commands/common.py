@@ -7,8 +7,12 @@ import os
 from pathlib import Path
 from typing import Any
 
-EXIT_PATH, EXIT_FAILED, EXIT_BAD_INPUT, EXIT_NO_PATH, EXIT_CANCELLED = 0, 1, 2, 3, 4
-EXIT_CODES = {"path": EXIT_PATH, "no_path": EXIT_NO_PATH, "error": EXIT_FAILED, "cancelled": EXIT_CANCELLED}
+from visual_degrees.domain.outcomes import BY_OUTCOME
+
+# A run's own endings have their exit codes in domain/outcomes.py (0 path, 3 no_path, 4 cancelled,
+# 1 error); these are the command's own.
+EXIT_FAILED = BY_OUTCOME["error"].exit_code
+EXIT_BAD_INPUT = 2
 
 
 def default_state_dir() -> Path:
@@ -29,11 +33,16 @@ def count(text: str) -> int:
     return value
 
 
-def seconds(text: str) -> float:
+def number(text: str, what: str = "a number") -> float:
+    """A finite or infinite float; argparse's error names `what` was expected."""
     try:
-        value = float(text)
+        return float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+        raise argparse.ArgumentTypeError(f"{text!r} is not {what}") from None
+
+
+def seconds(text: str) -> float:
+    value = number(text, "a number of seconds")
     if not 0 < value < float("inf"):
         raise argparse.ArgumentTypeError(f"{text!r} must be a positive number of seconds")
     return value

@@ -6,7 +6,8 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from visual_degrees.commands.common import EXIT_CODES, add_run_options, add_world_options, count, run_options
+from visual_degrees.commands.common import add_run_options, add_world_options, count, run_options
+from visual_degrees.domain.outcomes import BY_OUTCOME
 
 NAME = "run"
 HELP = "investigate a chain from A to B"
@@ -28,7 +29,7 @@ def options_of(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def main(args: argparse.Namespace, state_dir: Path) -> int:
-    from visual_degrees.adapters.sqlite_memory import SqliteMemory
+    from visual_degrees.adapters.local.sqlite_memory import SqliteMemory
     from visual_degrees.domain.requests import parse_options, validate_pair
     from visual_degrees.local import environments
     from visual_degrees.local.console import ConsoleSink, summary
@@ -54,4 +55,4 @@ def main(args: argparse.Namespace, state_dir: Path) -> int:
         if result.final is not None:
             print(summary(result.final))
         print(f"run id {result.run_id}  (visual-degrees trace {result.run_id})")
-    return EXIT_CODES[result.outcome]
+    return BY_OUTCOME[result.outcome].exit_code

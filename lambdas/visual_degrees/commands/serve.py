@@ -10,7 +10,7 @@ import signal
 import sys
 from pathlib import Path
 
-from visual_degrees.commands.common import add_world_options, count
+from visual_degrees.commands.common import add_world_options, count, number
 
 NAME = "serve"
 HELP = "serve the web page and the WebSocket API on this machine"
@@ -25,10 +25,7 @@ def _port(text: str) -> int:
 
 
 def _speed(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    value = number(text)
     if not 0 <= value < float("inf"):
         raise argparse.ArgumentTypeError(f"{text!r} must be >= 0")
     return value
@@ -55,11 +52,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def main(args: argparse.Namespace, state_dir: Path) -> int:
-    from visual_degrees.adapters.sqlite_memory import SqliteMemory
+    from visual_degrees.adapters.local.sqlite_memory import SqliteMemory
     from visual_degrees.domain.errors import InvalidInput
     from visual_degrees.local.environments import sandbox_environment
-    from visual_degrees.local.server import Address, LocalServer, ServeSettings
-    from visual_degrees.local.ws_runs import RunLimits
+    from visual_degrees.local.server.app import Address, LocalServer, ServeSettings
+    from visual_degrees.local.server.runs import RunLimits
 
     if args.max_concurrent_runs < 1:
         raise InvalidInput("--max-concurrent-runs must be at least 1")

@@ -4,10 +4,19 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    model_serializer,
+    model_validator,
+)
 from pydantic.alias_generators import to_camel
 
+from visual_degrees.domain.errors import InvalidInput
 from visual_degrees.domain.names import name_key
+from visual_degrees.domain.strategy import Knobs, Strategy, with_changes
 
 
 class Model(BaseModel):
@@ -136,7 +145,9 @@ class RunEvent(Model):
 
 # ---- run configuration and the execution payload --------------------------------------------
 
-Strategy = Literal["seed", "default"]
+
+# How long a run's memory lives (RunOptions.ttl_seconds): the one default every reader falls back on.
+DEFAULT_TTL_SECONDS = 1800
 
 
 class Budgets(Model):
@@ -150,9 +161,33 @@ class RunOptions(Model):
     max_hops: int = Field(default=6, ge=1, le=10)
     images_per_search: int = Field(default=5, ge=1, le=20)
     threshold: float = Field(default=80.0, ge=50.0, le=100.0)
-    ttl_seconds: int = Field(default=1800, ge=60, le=86_400)
+    ttl_seconds: int = Field(default=DEFAULT_TTL_SECONDS, ge=60, le=86_400)
     budgets: Budgets = Field(default_factory=Budgets)
     strategy: Strategy = "default"
+    # Knobs of the strategy switched for this run (ablations: `{"both_ends": false}`); empty in
+    # production. Validated against the strategy here, resolved once per step by RunScope.
+    knobs: dict[str, bool] = Field(default_factory=dict, max_length=32)
+
+    @model_validator(mode="after")
+    def _knobs_fit_the_strategy(self) -> RunOptions:
+        try:
+            with_changes(self.strategy, self.knobs)
+        except InvalidInput as exc:
+            raise ValueError(exc.message) from None
+        return self
+
+    @model_serializer(mode="wrap")
+    def _without_default_knobs(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        # A run with the strategy as it stands stores and sends exactly what it did before knobs
+        # were options: the field appears only when something is switched.
+        data: dict[str, Any] = handler(self)
+        if not self.knobs:
+            data.pop("knobs", None)
+        return data
+
+    def resolved_knobs(self) -> Knobs:
+        """The strategy's knobs with this run's switches (RunScope keeps them for its step)."""
+        return with_changes(self.strategy, self.knobs)
 
 
 class RunState(Model):

@@ -5,7 +5,7 @@ synth time, so nothing here may touch AWS or import a heavy module.
 
 from __future__ import annotations
 
-from typing import Literal
+from visual_degrees.domain.outcomes import ENDINGS, MetricOutcome
 
 # Steps that call the image search, fetcher and recogniser (they get the provider-key secret and
 # Rekognition), and the one that calls the planner. Every other step only uses run memory and events.
@@ -15,15 +15,10 @@ SEARCHING_STEPS = frozenset(
 PLANNING_STEPS = frozenset({"select_next_expansion"})
 PROVIDER_STEPS = SEARCHING_STEPS | PLANNING_STEPS
 
-Outcome = Literal["success", "no_path", "cancelled", "error"]
-OUTCOMES: tuple[Outcome, ...] = ("success", "no_path", "cancelled", "error")
-# The final step of each ending; the state machine reaches exactly one of them per run.
-FINAL_STEPS: dict[str, Outcome] = {
-    "finalize_success": "success",
-    "finalize_failure": "no_path",
-    "cancel_run": "cancelled",
-    "handle_error": "error",
-}
+# The metric outcome of each ending, and the final step of each (the state machine reaches exactly
+# one of them per run): both read from the one table of endings (domain/outcomes.py).
+OUTCOMES: tuple[MetricOutcome, ...] = tuple(e.metric for e in ENDINGS)
+FINAL_STEPS: dict[str, MetricOutcome] = {e.final_step: e.metric for e in ENDINGS}
 BUDGET_STOP_REASON = "budget"  # RunState.stopReason the BudgetExhausted Pass state writes
 
 # Custom metrics (Powertools Metrics, EMF). Powertools adds the `service` dimension to each.

@@ -20,17 +20,15 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from visual_degrees.adapters.aws_connections import DynamoDbConnections
-from visual_degrees.adapters.aws_event_sink import ApiGatewayEventSink, ConnectionPusher
-from visual_degrees.adapters.aws_executions import StepFunctionsExecutions
-from visual_degrees.adapters.dynamodb_memory import DynamoDbMemory
+from visual_degrees.adapters.aws.connections import DynamoDbConnections
+from visual_degrees.adapters.aws.dynamodb_memory import DynamoDbMemory
+from visual_degrees.adapters.aws.event_sink import ApiGatewayEventSink, ConnectionPusher
+from visual_degrees.adapters.aws.executions import StepFunctionsExecutions
 from visual_degrees.adapters.wall_clock import WallClock
 from visual_degrees.constants import (
-    ENV_BEDROCK_MODEL_ID,
     ENV_MAX_ACTIVE_RUNS,
-    ENV_PLANNER,
+    ENV_PREFIX,
     ENV_RUN_DEFAULTS,
-    ENV_SEARCH_ENGINE,
     ENV_SECRET_ARN,
     ENV_STATE_MACHINE_ARN,
     ENV_TABLE_NAME,
@@ -43,10 +41,10 @@ from visual_degrees.domain.planning import PlannerContext, PlannerReply
 from visual_degrees.handlers.catalog import PLANNING_STEPS, PROVIDER_STEPS
 from visual_degrees.handlers.observability import trace_http_clients
 from visual_degrees.handlers.run_metrics import report_finished
-from visual_degrees.ports import Clock, Memory
+from visual_degrees.ports import Clock, Memory, Providers
 from visual_degrees.services.client_tokens import identify
-from visual_degrees.services.context import Providers, StepContext
-from visual_degrees.services.runs_api import RunsApi, StartPolicy
+from visual_degrees.services.context import StepContext
+from visual_degrees.services.runs_api import RunsApi, StartPolicy, StoredSubscriptions
 
 if TYPE_CHECKING:
     from visual_degrees.config import SecretsManagerSecrets  # pydantic-settings: loaded only when used
@@ -55,17 +53,16 @@ RECHECK_SECONDS = 30.0
 
 
 class LambdaEnvironment(BaseModel):
-    """The variables the CDK app sets (each function gets only those of its grants)."""
+    """The deployment's wiring the CDK app sets (each function gets only those of its grants). The
+    providers' settings (VD_SEARCH_ENGINE, VD_PLANNER, VD_BEDROCK_MODEL_ID, keys from the secret)
+    are config.Settings', read from the same environment when a step first needs them."""
 
     model_config = ConfigDict(extra="ignore", populate_by_name=True, frozen=True)
 
     table_name: str | None = Field(default=None, alias=ENV_TABLE_NAME)
     websocket_endpoint: str | None = Field(default=None, alias=ENV_WEBSOCKET_ENDPOINT)
     state_machine_arn: str | None = Field(default=None, alias=ENV_STATE_MACHINE_ARN)
-    secret_arn: str | None = Field(default=None, alias=ENV_SECRET_ARN)
-    search_engine: str | None = Field(default=None, alias=ENV_SEARCH_ENGINE)
-    planner: str | None = Field(default=None, alias=ENV_PLANNER)
-    bedrock_model_id: str | None = Field(default=None, alias=ENV_BEDROCK_MODEL_ID)
+    secret_arn: str | None = Field(default=None, alias=ENV_SECRET_ARN)  # client tokens (authorizer)
     run_defaults: RunOptions = Field(default_factory=RunOptions, alias=ENV_RUN_DEFAULTS)
     max_active_runs: int = Field(default=2, ge=1, le=1_000, alias=ENV_MAX_ACTIVE_RUNS)
 
@@ -77,7 +74,7 @@ class LambdaEnvironment(BaseModel):
     @classmethod
     def of(cls, environ: Mapping[str, str]) -> LambdaEnvironment:
         try:
-            return cls.model_validate({k: v for k, v in environ.items() if k.startswith("VD_")})
+            return cls.model_validate({k: v for k, v in environ.items() if k.startswith(ENV_PREFIX)})
         except ValidationError as exc:
             problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
             raise ConfigurationError(f"invalid function environment: {problems}") from None
@@ -160,9 +157,13 @@ class AwsRuntime:
         self._checked_at = 0.0
         self._lock = threading.Lock()
 
+    @property
+    def environ(self) -> Mapping[str, str]:
+        return os.environ if self._environ is None else self._environ
+
     @cached_property
     def env(self) -> LambdaEnvironment:
-        return LambdaEnvironment.of(os.environ if self._environ is None else self._environ)
+        return LambdaEnvironment.of(self.environ)
 
     @cached_property
     def memory(self) -> Memory:
@@ -201,7 +202,7 @@ class AwsRuntime:
         return RunsApi(
             memory,
             self.executions,
-            self.connections,
+            StoredSubscriptions(memory, self.connections, self.pusher),
             self.pusher,
             sink=self.sink,
             policy=StartPolicy(self.env.run_defaults, self.env.max_active_runs),
@@ -225,10 +226,10 @@ class AwsRuntime:
             return self._providers
         if step not in PROVIDER_STEPS:
             absent = _NotProvided(step)
-            return Providers(search=absent, fetcher=absent, recognizer=absent, planner=None)
+            return Providers.of(absent)
         live = _Deferred(self.live_providers)
         planner = live if step in PLANNING_STEPS else None
-        return Providers(search=live, fetcher=live, recognizer=live, planner=planner)
+        return Providers.of(live, planner)
 
     def live_providers(self) -> Providers:
         """Built from settings (keys from the secret, cached 5 minutes) and rebuilt when the keys
@@ -237,20 +238,10 @@ class AwsRuntime:
         with self._lock:
             if self._live is not None and time.monotonic() - self._checked_at < self._recheck:
                 return self._live[1]
-        from visual_degrees.adapters.live import build_live_providers
+        from visual_degrees.adapters.live.providers import build_live_providers
         from visual_degrees.config import load_settings
 
-        overrides = {
-            name: value
-            for name, value in (
-                ("secret_arn", self.env.secret_arn),
-                ("search_engine", self.env.search_engine),
-                ("planner", self.env.planner),
-                ("bedrock_model_id", self.env.bedrock_model_id),
-            )
-            if value
-        }
-        settings = load_settings(secrets=self.secrets, **overrides)
+        settings = load_settings(secrets=self.secrets, environ=self.environ)
         basis = [
             settings.search_engine,
             settings.planner,
@@ -262,16 +253,7 @@ class AwsRuntime:
             self._checked_at = time.monotonic()
             if self._live is None or self._live[0] != fingerprint:
                 trace_http_clients()
-                live = build_live_providers(settings)
-                self._live = (
-                    fingerprint,
-                    Providers(
-                        search=live.search,
-                        fetcher=live.fetcher,
-                        recognizer=live.recognizer,
-                        planner=live.planner,
-                    ),
-                )
+                self._live = (fingerprint, build_live_providers(settings))
             return self._live[1]
 
     # ---- the $connect authorizer --------------------------------------------------------------

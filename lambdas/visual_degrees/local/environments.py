@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING
 from visual_degrees.adapters.wall_clock import WallClock
 from visual_degrees.domain.errors import UnknownPerson
 from visual_degrees.local.runner import RunEnvironment
-from visual_degrees.services.context import Providers
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -35,13 +34,7 @@ class SandboxEnvironment:
         clock = VirtualClock()
         sandbox = build_sandbox(self.web, seed=self.seed, faults=self.faults, clock=clock)
         return RunEnvironment(
-            providers=Providers(
-                search=sandbox.search,
-                fetcher=sandbox.fetcher,
-                recognizer=sandbox.recognizer,
-                planner=sandbox.planner,
-                web=self.web.identity,
-            ),
+            providers=sandbox.providers,
             clock=clock,
             sleep=clock.advance,  # retry back-off passes in simulated time
             on_transition=lambda _state: clock.advance(LATENCIES.state_transition),
@@ -68,13 +61,10 @@ def require_known(environment: SandboxEnvironment, *names: str) -> None:
 
 def live_environment(settings: Settings | None = None) -> Callable[[str], RunEnvironment]:
     """The live providers from settings (VD_* variables, a config file, or the deployment secret)."""
-    from visual_degrees.adapters.live import build_live_providers
+    from visual_degrees.adapters.live.providers import build_live_providers
     from visual_degrees.config import load_settings
 
-    live = build_live_providers(settings or load_settings())
-    providers = Providers(
-        search=live.search, fetcher=live.fetcher, recognizer=live.recognizer, planner=live.planner
-    )
+    providers = build_live_providers(settings or load_settings())
 
     def environment(run_id: str) -> RunEnvironment:
         return RunEnvironment(providers=providers, clock=WallClock())

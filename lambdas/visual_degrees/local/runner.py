@@ -8,30 +8,23 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 from visual_degrees.constants import STATE_TASKS
 from visual_degrees.domain.costs import DEFAULT_COSTS, CostTable
 from visual_degrees.domain.errors import RunNotFound
 from visual_degrees.domain.ids import new_run_id
-from visual_degrees.domain.models import RunEvent, RunOptions, RunState
+from visual_degrees.domain.models import DEFAULT_TTL_SECONDS, RunEvent, RunOptions, RunState
+from visual_degrees.domain.outcomes import BY_EVENT, TERMINAL_EVENTS, Outcome
 from visual_degrees.domain.requests import parse_options, validate_pair
-from visual_degrees.local.asl_engine import Execution, LocalEngine
-from visual_degrees.local.definition import load_definition
+from visual_degrees.local.asl.definition import load_definition
+from visual_degrees.local.asl.engine import Execution, LocalEngine
 from visual_degrees.local.executions import ExecutionStore
 from visual_degrees.ports import Clock, EventSink, Memory
-from visual_degrees.services.context import Providers, StepContext
+from visual_degrees.services.context import CacheTally, Providers, StepContext
 from visual_degrees.services.event_log import EventLog
-from visual_degrees.services.run_memory import RunMemory
+from visual_degrees.services.run_memory import RunControl
 from visual_degrees.steps import execute
-
-Outcome = Literal["path", "no_path", "cancelled", "error"]
-_OUTCOMES: dict[str, Outcome] = {
-    "final": "path",
-    "no_path": "no_path",
-    "cancelled": "cancelled",
-    "error": "error",
-}
 
 
 @dataclass
@@ -50,6 +43,7 @@ class RunResult:
     outcome: Outcome
     final: RunEvent | None
     execution: Execution
+    cache_tally: CacheTally  # paid calls this run's caches answered instead
 
 
 class LocalRunner:
@@ -94,7 +88,7 @@ class LocalRunner:
         initial = RunState(run_id=run_id, person_a=a, person_b=b, options=opts)
         execution = engine.execute(initial.dump(), name=run_id)
         final = self.final_event(run_id)
-        outcome: Outcome = _OUTCOMES[final.type] if final else "error"
+        outcome: Outcome = BY_EVENT[final.type].outcome if final else "error"
         ExecutionStore(self.memory).save(
             run_id,
             execution.status,
@@ -104,10 +98,12 @@ class LocalRunner:
             personB=b.name,
             outcome=outcome,
         )
-        return RunResult(run_id=run_id, outcome=outcome, final=final, execution=execution)
+        return RunResult(
+            run_id=run_id, outcome=outcome, final=final, execution=execution, cache_tally=ctx.cache_tally
+        )
 
     def cancel(self, run_id: str) -> None:
-        memory = RunMemory(self.memory, run_id, RunOptions().ttl_seconds)
+        memory = RunControl(self.memory, run_id, DEFAULT_TTL_SECONDS)
         if memory.meta() is None:
             raise RunNotFound(f"no run {run_id!r}")
         memory.request_cancel(time.time())
@@ -117,6 +113,6 @@ class LocalRunner:
 
     def final_event(self, run_id: str) -> RunEvent | None:
         for event in reversed(self.events(run_id)):
-            if event.type in _OUTCOMES:
+            if event.type in TERMINAL_EVENTS:
                 return event
         return None

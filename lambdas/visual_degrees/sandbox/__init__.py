@@ -1,16 +1,17 @@
-"""The simulated photo web (DESIGN.md §5): a world, its photos, and sandbox providers for every port.
+"""The simulated photo web (docs/sandbox.md): a world, its photos, and sandbox providers for every port.
 
 Usage::
 
     world = load_world(default_world_path())           # or any world file
     sandbox = build_sandbox(world, seed=0, faults=FaultConfig.parse("search_5xx=0.1"))
     sandbox.search / .fetcher / .recognizer / .planner / .clock   # the ports
-    sandbox.web.truth(url), sandbox.web.provable_graph()          # ground truth, benchmarks only
+    ground_truth(sandbox.web).truth(url), ….provable_graph()     # ground truth, benchmarks only
 """
 
 from visual_degrees.sandbox.assemble import Sandbox, build_sandbox
 from visual_degrees.sandbox.clock import EPOCH, LATENCIES, Latencies, VirtualClock
 from visual_degrees.sandbox.faults import FaultConfig, FaultInjector
+from visual_degrees.sandbox.ground_truth import GroundTruth, ground_truth
 from visual_degrees.sandbox.photoweb import PhotoWeb
 from visual_degrees.sandbox.synthetic import EXAMPLE_PAIR, FAR_PAIR, default_world_path
 from visual_degrees.sandbox.world import PersonRecord, World, load_world
@@ -22,6 +23,7 @@ __all__ = [
     "LATENCIES",
     "FaultConfig",
     "FaultInjector",
+    "GroundTruth",
     "Latencies",
     "PersonRecord",
     "PhotoWeb",
@@ -30,5 +32,6 @@ __all__ = [
     "World",
     "build_sandbox",
     "default_world_path",
+    "ground_truth",
     "load_world",
 ]

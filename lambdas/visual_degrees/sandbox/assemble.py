@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from visual_degrees.ports import Providers
 from visual_degrees.sandbox.clock import LATENCIES, Latencies, VirtualClock
 from visual_degrees.sandbox.faults import NO_FAULTS, FaultConfig, FaultInjector
 from visual_degrees.sandbox.fetcher import SandboxImageFetcher
@@ -24,6 +25,17 @@ class Sandbox:
     clock: VirtualClock
     faults: FaultInjector
     seed: int
+
+    @property
+    def providers(self) -> Providers:
+        """The sandbox as the one bundle of providers a run gets, scoped to its photo web."""
+        return Providers(
+            search=self.search,
+            fetcher=self.fetcher,
+            recognizer=self.recognizer,
+            planner=self.planner,
+            web=self.web.identity,
+        )
 
     @property
     def world(self) -> World:

@@ -1,6 +1,6 @@
 """Simulated time: a clock that only moves when a simulated call charges it.
 
-Latencies are typical figures for one call of each provider (DESIGN.md §5, docs/sandbox.md):
+Latencies are typical figures for one call of each provider (docs/sandbox.md):
 an image search API round trip, an image download, a RecognizeCelebrities call, an LLM reply of a
 few hundred tokens, and the Step Functions overhead between two states.
 """

@@ -11,28 +11,12 @@ import hashlib
 
 from visual_degrees.domain.errors import ProviderError, TransientProviderError
 from visual_degrees.domain.models import FetchedImage
-from visual_degrees.sandbox.clock import LATENCIES, Latencies, VirtualClock
-from visual_degrees.sandbox.faults import FaultInjector
 from visual_degrees.sandbox.layout import HEIGHT, WIDTH
-from visual_degrees.sandbox.photoweb import PhotoWeb
+from visual_degrees.sandbox.provider import WebProvider
 from visual_degrees.sandbox.render import PNG_HEIGHT, PNG_TYPE, PNG_WIDTH, SVG_TYPE, render_png, render_svg
 
 
-class SandboxImageFetcher:
-    def __init__(
-        self,
-        web: PhotoWeb,
-        *,
-        clock: VirtualClock | None = None,
-        faults: FaultInjector | None = None,
-        latencies: Latencies = LATENCIES,
-    ) -> None:
-        self.web = web
-        self.clock = clock or VirtualClock()
-        self.faults = faults or FaultInjector()
-        self.latencies = latencies
-        self.calls = 0
-
+class SandboxImageFetcher(WebProvider):
     def fetch(self, url: str) -> FetchedImage:
         self.calls += 1
         if self.faults.strikes("fetch_timeout", str(url)):

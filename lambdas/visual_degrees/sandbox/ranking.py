@@ -14,13 +14,10 @@ import heapq
 import math
 import re
 import unicodedata
-from typing import TYPE_CHECKING
 
 from visual_degrees.sandbox.captions import KEYWORDS, Kind, keyword_bits
 from visual_degrees.sandbox.hashing import stable_hash
-
-if TYPE_CHECKING:  # the photo web uses the ranker for its ground truth
-    from visual_degrees.sandbox.photoweb import PhotoWeb
+from visual_degrees.sandbox.photoweb import PhotoWeb, derived
 
 MAX_NAME_WORDS = 8
 MAX_QUERY_LENGTH = 500
@@ -115,3 +112,8 @@ def _kind_prior(names: int, wanted: int) -> tuple[float, float, float]:
     if wanted & keyword_bits({"cast"}):
         prior[Kind.CROWD] += 3.0
     return (prior[Kind.PORTRAIT], prior[Kind.GROUP], prior[Kind.CROWD])
+
+
+def ranker_for(web: PhotoWeb) -> Ranker:
+    """The ranker of `web`, built once and shared by every run's search over it."""
+    return derived(web, Ranker)

@@ -9,29 +9,13 @@ from __future__ import annotations
 
 from visual_degrees.domain.errors import ProviderError, TransientProviderError
 from visual_degrees.domain.models import Face, FetchedImage
-from visual_degrees.sandbox.clock import LATENCIES, Latencies, VirtualClock
-from visual_degrees.sandbox.faults import FaultInjector
-from visual_degrees.sandbox.photoweb import PhotoWeb
+from visual_degrees.sandbox.provider import WebProvider
 from visual_degrees.sandbox.render import photo_boxes, photo_id_in
 
 MAX_IMAGE_BYTES = 5 * 1024 * 1024  # RecognizeCelebrities' limit for image bytes
 
 
-class SandboxRecognizer:
-    def __init__(
-        self,
-        web: PhotoWeb,
-        *,
-        clock: VirtualClock | None = None,
-        faults: FaultInjector | None = None,
-        latencies: Latencies = LATENCIES,
-    ) -> None:
-        self.web = web
-        self.clock = clock or VirtualClock()
-        self.faults = faults or FaultInjector()
-        self.latencies = latencies
-        self.calls = 0
-
+class SandboxRecognizer(WebProvider):
     def recognize(self, image: FetchedImage) -> list[Face]:
         self.calls += 1
         if self.faults.strikes("recognize_throttle", image.sha256):

@@ -2,33 +2,22 @@
 
 from __future__ import annotations
 
+from functools import cached_property
+
 from visual_degrees.domain.errors import InvalidInput, TransientProviderError
 from visual_degrees.domain.models import ImageHit
-from visual_degrees.sandbox.clock import LATENCIES, Latencies, VirtualClock
-from visual_degrees.sandbox.faults import FaultInjector
-from visual_degrees.sandbox.photoweb import PhotoWeb
-from visual_degrees.sandbox.ranking import query_words
+from visual_degrees.sandbox.provider import WebProvider
+from visual_degrees.sandbox.ranking import Ranker, query_words, ranker_for
 
 __all__ = ["SandboxImageSearch", "query_words"]
 
 
-class SandboxImageSearch:
+class SandboxImageSearch(WebProvider):
     """The ImageSearch port over a PhotoWeb. Charges `latencies.search` to the clock per call."""
 
-    def __init__(
-        self,
-        web: PhotoWeb,
-        *,
-        clock: VirtualClock | None = None,
-        faults: FaultInjector | None = None,
-        latencies: Latencies = LATENCIES,
-    ) -> None:
-        self.web = web
-        self.clock = clock or VirtualClock()
-        self.faults = faults or FaultInjector()
-        self.latencies = latencies
-        self.calls = 0
-        self.ranker = web.ranker
+    @cached_property
+    def ranker(self) -> Ranker:
+        return ranker_for(self.web)
 
     def search(self, query: str, count: int) -> list[ImageHit]:
         if not isinstance(query, str):

@@ -9,13 +9,12 @@ refuse both, never admit too many). A run holds its place until its meta says it
 
 from __future__ import annotations
 
-from visual_degrees.domain.models import RunOptions
+from visual_degrees.domain.models import DEFAULT_TTL_SECONDS, RunOptions
+from visual_degrees.domain.outcomes import FINISHED_STATUSES
 from visual_degrees.ports import Memory, Put
 from visual_degrees.protocol import TOO_MANY_RUNS, ProtocolError
-from visual_degrees.services.run_memory import RunMemory
+from visual_degrees.services.run_memory import RunControl
 
-# The statuses the final steps (and a forced cancel) write into the run's meta.
-FINISHED_STATUSES = frozenset({"succeeded", "no_path", "cancelled", "failed"})
 # Beyond the runtime budget: the step in flight when the budget runs out, finalisation, retries.
 HOLD_MARGIN_SECONDS = 600
 
@@ -25,11 +24,15 @@ def _client_pk(client_id: str) -> str:
 
 
 class ActiveRuns:
-    def __init__(self, memory: Memory) -> None:
-        self._memory = memory
+    """The deployed API's Admission (services/runs_api.py): `limit` runs going per client."""
 
-    def admit(self, client_id: str, run_id: str, options: RunOptions, limit: int) -> None:
+    def __init__(self, memory: Memory, limit: int = 2) -> None:
+        self._memory = memory
+        self._limit = limit
+
+    def admit(self, client_id: str, run_id: str, options: RunOptions) -> None:
         """Take a place for `run_id`, or raise ProtocolError(too_many_runs) leaving nothing behind."""
+        limit = self._limit
         hold = int(options.budgets.runtime_seconds) + HOLD_MARGIN_SECONDS
         pk = _client_pk(client_id)
         self._memory.put(Put(pk, f"run#{run_id}", {"runId": run_id}, hold))
@@ -51,7 +54,7 @@ class ActiveRuns:
         going = []
         for item in self._memory.query(_client_pk(client_id), "run#"):
             run_id = item.sk.removeprefix("run#")
-            meta = RunMemory(self._memory, run_id, RunOptions().ttl_seconds).meta()
+            meta = RunControl(self._memory, run_id, DEFAULT_TTL_SECONDS).meta()
             if meta is not None and meta.get("status") in FINISHED_STATUSES:
                 self._memory.delete(item.pk, item.sk)
             else:

@@ -1,7 +1,7 @@
-"""What every step is given: the providers and the run-memory, event and clock ports.
+"""What every step is given: the providers (ports.Providers) and the run-memory, event and clock ports.
 
-Built once per process by a composition root (the local runner, a Lambda handler's cold start,
-a test) and shared by all runs; per-run state lives in `RunScope`.
+Built by a composition root (the local runner, once per run; a Lambda handler, once per invocation
+over clients kept for the warm container; a test); per-step state lives in `RunScope`.
 """
 
 from __future__ import annotations
@@ -9,26 +9,24 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from visual_degrees.domain.costs import DEFAULT_COSTS, CostTable
-from visual_degrees.ports import (
-    CelebrityRecognizer,
-    Clock,
-    EventSink,
-    ImageFetcher,
-    ImageSearch,
-    Memory,
-    Planner,
-)
+from visual_degrees.ports import Clock, EventSink, Memory, Providers
 
 
 @dataclass
-class Providers:
-    search: ImageSearch
-    fetcher: ImageFetcher
-    recognizer: CelebrityRecognizer
-    planner: Planner | None = None  # None: always the deterministic fallback
-    # The photo web these providers observe ("live", or one sandbox world and seed). Evidence and
-    # provider answers kept across runs belong to it: a photo of one web proves nothing in another.
-    web: str = "live"
+class CacheTally:
+    """Paid calls the caches answered instead, counted on one run's context for benchmarks and
+    metrics (never part of the run's record: a retried step that re-reads its own cache adds to it)."""
+
+    searches_in_run: int = 0
+    searches_shared: int = 0
+    recognitions_in_run: int = 0
+    recognitions_shared: int = 0
+
+    def add(self, other: CacheTally) -> None:
+        self.searches_in_run += other.searches_in_run
+        self.searches_shared += other.searches_shared
+        self.recognitions_in_run += other.recognitions_in_run
+        self.recognitions_shared += other.recognitions_shared
 
 
 @dataclass
@@ -38,3 +36,5 @@ class StepContext:
     clock: Clock
     sink: EventSink | None = None
     costs: CostTable = field(default_factory=lambda: DEFAULT_COSTS)
+    # One per context: the local runner builds a context per run, a Lambda one per invocation.
+    cache_tally: CacheTally = field(default_factory=CacheTally)

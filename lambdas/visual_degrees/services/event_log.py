@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from visual_degrees.domain.errors import ConditionFailed
-from visual_degrees.domain.models import EventType, RunEvent
+from visual_degrees.domain.models import DEFAULT_TTL_SECONDS, EventType, RunEvent
 from visual_degrees.ports import EventSink, Increment, Memory, Put
 
 _KEY, _COUNTER, _EVENT = 0, 1, 2
@@ -31,7 +31,9 @@ def iso_ts(epoch: float) -> str:
 
 
 class EventLog:
-    def __init__(self, memory: Memory, sink: EventSink | None = None, *, ttl_seconds: int = 1800) -> None:
+    def __init__(
+        self, memory: Memory, sink: EventSink | None = None, *, ttl_seconds: int = DEFAULT_TTL_SECONDS
+    ) -> None:
         self._memory = memory
         self._sink = sink
         self._ttl = ttl_seconds

@@ -39,24 +39,6 @@ class Observed:
     hits: int = 0  # how many images the search returned
 
 
-@dataclass
-class CacheTally:
-    """Paid calls the caches answered instead, for benchmarks and metrics (a process-wide count:
-    never part of a run's record, so a retried step that re-reads its own cache may add to it)."""
-
-    searches_in_run: int = 0
-    searches_shared: int = 0
-    recognitions_in_run: int = 0
-    recognitions_shared: int = 0
-
-    def reset(self) -> None:
-        self.searches_in_run = self.searches_shared = 0
-        self.recognitions_in_run = self.recognitions_shared = 0
-
-
-CACHE_TALLY = CacheTally()
-
-
 class _Refused(Exception):
     def __init__(self, budget: str) -> None:
         self.budget = budget
@@ -73,34 +55,64 @@ def observe(
     """Search `query` and recognise its first images (options.images_per_search); with `worth`,
     only the images it accepts (the rest are neither fetched nor paid for)."""
     result = Observed()
-    count = scope.options.images_per_search
-    hits = scope.mem.cached_search(query)
-    if hits is not None:
-        CACHE_TALLY.searches_in_run += 1
-    elif shared and (hits := scope.shared.search(query, count)) is not None:
-        CACHE_TALLY.searches_shared += 1
-        scope.mem.cache_search(query, hits)
-    else:
-        refused = scope.refusal("searches")
-        if refused:
-            result.exhausted = refused
-            return result
-        try:
-            hits = scope.ctx.providers.search.search(query, count)
-        except ProviderError:
-            hits = []
-        hits = hits[:count]
-        scope.mem.cache_search(query, hits)
-        if shared:
-            scope.shared.cache_search(query, count, hits)
-        result.searched = True
+    hits = _search(scope, query, shared, result)
+    if hits is None:
+        return result
     result.hits = len(hits)
     if worth is not None:
         hits = [hit for hit in hits if worth(hit)]
-
     # Fetch first (free), then recognise each distinct picture once: the same image at two URLs,
     # fetched concurrently, must not be paid for twice.
     fetched = _run(scope, [partial(_fetch, scope, hit, shared) for hit in hits], parallel)
+    faces_of = _recognise_all(scope, fetched, shared, parallel, result)
+    seen: set[str] = set()
+    for got in fetched:
+        faces = faces_of.get(got.sha256) if isinstance(got, _Fetched) else None
+        if not isinstance(got, _Fetched) or faces is None:
+            result.skipped += 1
+        elif got.sha256 not in seen:
+            seen.add(got.sha256)
+            result.observations.append(Observation(hit=got.hit, query=query, sha256=got.sha256, faces=faces))
+    return result
+
+
+def _search(scope: RunScope, query: str, shared: bool, result: Observed) -> list[ImageHit] | None:
+    """The query's hits: from this run's cache, earlier runs' (`shared`), else one paid search;
+    None when the search budget refused (noted in `result`)."""
+    count = scope.options.images_per_search
+    hits = scope.caches.cached_search(query)
+    if hits is not None:
+        scope.ctx.cache_tally.searches_in_run += 1
+        return hits
+    if shared and (hits := scope.shared.search(query, count)) is not None:
+        scope.ctx.cache_tally.searches_shared += 1
+        scope.caches.cache_search(query, hits)
+        return hits
+    refused = scope.refusal("searches")
+    if refused:
+        result.exhausted = refused
+        return None
+    try:
+        hits = scope.ctx.providers.search.search(query, count)
+    except ProviderError:
+        hits = []
+    hits = hits[:count]
+    scope.caches.cache_search(query, hits)
+    if shared:
+        scope.shared.cache_search(query, count, hits)
+    result.searched = True
+    return hits
+
+
+def _recognise_all(
+    scope: RunScope,
+    fetched: list[_Fetched | BaseException | None],
+    shared: bool,
+    parallel: bool,
+    result: Observed,
+) -> dict[str, list[Face]]:
+    """Faces per distinct picture: cached ones first, then one paid recognition each, until a budget
+    refuses (noted in `result`)."""
     pending: dict[str, _Fetched] = {}
     faces_of: dict[str, list[Face]] = {}
     for got in fetched:
@@ -108,12 +120,12 @@ def observe(
             raise got  # the unexpected: the step fails, Catch reports it
         if got is None or got.sha256 in faces_of or got.sha256 in pending:
             continue
-        faces = scope.mem.cached_faces(got.sha256)
+        faces = scope.caches.cached_faces(got.sha256)
         if faces is not None:
-            CACHE_TALLY.recognitions_in_run += 1
+            scope.ctx.cache_tally.recognitions_in_run += 1
         elif shared and (faces := scope.shared.faces(got.sha256)) is not None:
-            CACHE_TALLY.recognitions_shared += 1
-            scope.mem.cache_faces(got.sha256, faces)
+            scope.ctx.cache_tally.recognitions_shared += 1
+            scope.caches.cache_faces(got.sha256, faces)
         if faces is None:
             pending[got.sha256] = got
         else:
@@ -126,16 +138,7 @@ def observe(
             raise outcome  # ConfigurationError and the unexpected: the step fails, Catch reports it
         elif outcome is not None:
             faces_of[got.sha256] = outcome
-
-    seen: set[str] = set()
-    for got in fetched:
-        faces = faces_of.get(got.sha256) if isinstance(got, _Fetched) else None
-        if not isinstance(got, _Fetched) or faces is None:
-            result.skipped += 1
-        elif got.sha256 not in seen:
-            seen.add(got.sha256)
-            result.observations.append(Observation(hit=got.hit, query=query, sha256=got.sha256, faces=faces))
-    return result
+    return faces_of
 
 
 def _run(scope: RunScope, calls: list[Callable[[], T]], parallel: bool) -> list[T | BaseException]:
@@ -163,7 +166,7 @@ class _Fetched:
 
 def _fetch(scope: RunScope, hit: ImageHit, shared: bool) -> _Fetched | None:
     """The usable image behind `hit` (fetch results cached per URL), or None if it is unusable."""
-    mem = scope.mem
+    mem = scope.caches
     cached = mem.cached_fetch(hit.image_url)
     if cached is None and shared and (cached := scope.shared.fetch(hit.image_url)) is not None:
         mem.cache_fetch(hit.image_url, cached)
@@ -196,7 +199,7 @@ def _recognise(scope: RunScope, got: _Fetched, shared: bool) -> list[Face] | Non
         faces = scope.ctx.providers.recognizer.recognize(image)
     except (ProviderError, TransientProviderError):
         return None  # this picture is skipped; the next one may do
-    scope.mem.cache_faces(got.sha256, faces)
+    scope.caches.cache_faces(got.sha256, faces)
     if shared:
         scope.shared.cache_faces(got.sha256, faces)
     return faces

@@ -13,10 +13,16 @@ import secrets
 from typing import Any
 
 from visual_degrees.domain.errors import RunNotFound
+from visual_degrees.domain.models import DEFAULT_TTL_SECONDS
 from visual_degrees.ports import Memory, Put
 from visual_degrees.services.event_log import run_pk
 
 _SK = "owner"
+
+
+def ttl_of(record: dict[str, Any]) -> int:
+    """The run's memory TTL as its access record keeps it (older records: the default)."""
+    return int(record.get("ttlSeconds", DEFAULT_TTL_SECONDS))
 
 
 def _hash(token: str) -> str:

@@ -19,7 +19,7 @@ from collections.abc import Callable
 
 from visual_degrees.domain.models import Edge
 from visual_degrees.domain.paths import edge_id
-from visual_degrees.services.run_memory import RunMemory
+from visual_degrees.services.run_memory import RunEvidence
 
 CHUNK_LINKS = 400
 PHOTOS_KEPT = 2  # enough to tell a corroborated pair from a single sighting
@@ -27,16 +27,15 @@ _PREFIX = "link#"
 
 
 class RunGraph:
-    def __init__(self, mem: RunMemory) -> None:
+    def __init__(self, mem: RunEvidence) -> None:
         self._mem = mem
         self._adjacency: dict[str, dict[str, float]] = {}
         self._chunks: list[list[list[object]]] = []
         self._links: dict[str, list[object]] = {}  # edge id -> its [a, b, confidence, photos] entry
         self._where: dict[str, int] = {}  # edge id -> chunk
         self._dirty: set[int] = set()
-        for item in mem.memory.query(mem.pk, _PREFIX):
+        for links in mem.link_chunks(_PREFIX):
             chunk = len(self._chunks)
-            links = item.data.get("links", [])
             self._chunks.append(links)
             for link in links:
                 a, b = str(link[0]), str(link[1])

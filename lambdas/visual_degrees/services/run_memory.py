@@ -6,7 +6,9 @@ log), `step#` (memoised step outputs), `pin#` (identity pins), `person#` (displa
 frontier), `tried#`, `edge#` (the run's verified graph, one photo per pair) and `link#` (its compact
 projection, see run_graph.py), `plan#`, `expanded#` (discovery searches per person), `decide#`.
 Seen sets and candidates are one item each, so a run with thousands of images never grows a single
-item.
+item. The items are read and written by concern: `RunControl` (meta, cancel, step outputs, journal),
+`RunCaches` (provider answers), `RunFrontier` (candidates, tries, rounds, plans) and `RunEvidence`
+(people, pins, the verified graph); `RunMemory` bundles the four.
 
 `SharedMemory` is what outlives a run, in the same store under its own keys: provider answers
 (search results, an image URL's sha256, the faces found in an image by sha256) and the evidence graph
@@ -55,14 +57,14 @@ class Rounds:
     complete: bool = False
 
 
-class RunMemory:
+class RunItems:
+    """One run's items in the store (pk `run#<id>`), each with the run's TTL."""
+
     def __init__(self, memory: Memory, run_id: str, ttl_seconds: int) -> None:
         self.memory = memory
         self.run_id = run_id
         self.pk = run_pk(run_id)
         self.ttl = ttl_seconds
-
-    # ---- generic ---------------------------------------------------------------------------
 
     def _get(self, sk: str) -> dict[str, Any] | None:
         item = self.memory.get(self.pk, sk)
@@ -74,7 +76,9 @@ class RunMemory:
     def _scan(self, prefix: str) -> list[Item]:
         return self.memory.query(self.pk, prefix)
 
-    # ---- run lifecycle ---------------------------------------------------------------------
+
+class RunControl(RunItems):
+    """The run's lifecycle: meta, the cancel flag, memoised step outputs and journalled decisions."""
 
     def create(self, meta: dict[str, Any]) -> bool:
         return self._put("meta", meta, if_absent=True)
@@ -91,6 +95,11 @@ class RunMemory:
 
     def cancel_requested(self) -> bool:
         return self._get("cancel") is not None
+
+    def cancel_requested_at(self) -> float | None:
+        """When a client first asked to cancel (None: nobody has)."""
+        data = self._get("cancel")
+        return float(data.get("requestedAt", 0.0)) if data is not None else None
 
     def step_output(self, step: int) -> dict[str, Any] | None:
         return self._get(f"step#{step:05d}")
@@ -111,29 +120,9 @@ class RunMemory:
         value: T = recorded["value"]
         return value
 
-    # ---- people and identity ---------------------------------------------------------------
 
-    def remember_person(self, person: Person) -> None:
-        self._put(f"person#{person.key}", {"name": person.name}, if_absent=True)
-
-    def name_of(self, key: str) -> str | None:
-        data = self._get(f"person#{key}")
-        return data["name"] if data else None
-
-    def names(self) -> dict[str, str]:
-        return {i.sk.removeprefix("person#"): i.data["name"] for i in self._scan("person#")}
-
-    def pinned_id(self, key: str) -> str | None:
-        data = self._get(f"pin#{key}")
-        return data["celebrityId"] if data else None
-
-    def pin(self, key: str, celebrity_id: str) -> str:
-        """Pin `key` to a celebrity id unless already pinned; returns the id that holds."""
-        if self._put(f"pin#{key}", {"celebrityId": celebrity_id}, if_absent=True):
-            return celebrity_id
-        return self.pinned_id(key) or celebrity_id
-
-    # ---- provider caches -------------------------------------------------------------------
+class RunCaches(RunItems):
+    """What the providers answered this run: search results, fetch outcomes, faces per image."""
 
     def cached_search(self, query: str) -> list[ImageHit] | None:
         data = self._get(f"search#{_digest(query)}")
@@ -155,7 +144,10 @@ class RunMemory:
     def cache_faces(self, sha256: str, faces: list[Face]) -> None:
         self._put(f"rec#{sha256}", {"faces": [f.dump() for f in faces]})
 
-    # ---- candidates per frontier -----------------------------------------------------------
+
+class RunFrontier(RunItems):
+    """Where the search stands: candidates seen per frontier, who was tried, discovery rounds per
+    person, doubted and bridged pairs, and the planner's order per frontier and round."""
 
     def first_sighting(self, frontier: str, sha256: str) -> bool:
         """True the first time this image is counted for this frontier (idempotent across retries)."""
@@ -239,15 +231,36 @@ class RunMemory:
     def bridged(self, a: str, b: str) -> bool:
         return self._get(f"bridged#{edge_id(a, b)}") is not None
 
-    # ---- plans -----------------------------------------------------------------------------
-
     def plan(self, frontier: str, round_no: int) -> dict[str, Any] | None:
         return self._get(f"plan#{frontier}#{round_no:03d}")
 
     def save_plan(self, frontier: str, round_no: int, plan: dict[str, Any]) -> None:
         self._put(f"plan#{frontier}#{round_no:03d}", plan)
 
-    # ---- the verified graph ----------------------------------------------------------------
+
+class RunEvidence(RunItems):
+    """Who is who and what proves it: display names, identity pins, and the verified graph (one
+    photo per pair, `edge#`, and its compact projection, `link#`, kept by run_graph.RunGraph)."""
+
+    def remember_person(self, person: Person) -> None:
+        self._put(f"person#{person.key}", {"name": person.name}, if_absent=True)
+
+    def name_of(self, key: str) -> str | None:
+        data = self._get(f"person#{key}")
+        return data["name"] if data else None
+
+    def names(self) -> dict[str, str]:
+        return {i.sk.removeprefix("person#"): i.data["name"] for i in self._scan("person#")}
+
+    def pinned_id(self, key: str) -> str | None:
+        data = self._get(f"pin#{key}")
+        return data["celebrityId"] if data else None
+
+    def pin(self, key: str, celebrity_id: str) -> str:
+        """Pin `key` to a celebrity id unless already pinned; returns the id that holds."""
+        if self._put(f"pin#{key}", {"celebrityId": celebrity_id}, if_absent=True):
+            return celebrity_id
+        return self.pinned_id(key) or celebrity_id
 
     def edge(self, a: str, b: str) -> Edge | None:
         data = self._get(f"edge#{edge_id(a, b)}")
@@ -269,6 +282,19 @@ class RunMemory:
 
     def edges(self) -> list[Edge]:
         return [Edge.model_validate(i.data) for i in self._scan("edge#")]
+
+    def link_chunks(self, prefix: str) -> list[list[list[Any]]]:
+        return [item.data.get("links", []) for item in self._scan(prefix)]
+
+
+class RunMemory:
+    """Everything a run remembers, by concern; each part is also usable on its own."""
+
+    def __init__(self, memory: Memory, run_id: str, ttl_seconds: int) -> None:
+        self.control = RunControl(memory, run_id, ttl_seconds)
+        self.caches = RunCaches(memory, run_id, ttl_seconds)
+        self.frontier = RunFrontier(memory, run_id, ttl_seconds)
+        self.evidence = RunEvidence(memory, run_id, ttl_seconds)
 
 
 class SharedMemory:

@@ -1,19 +1,25 @@
-"""The client protocol's actions (startRun, subscribe, cancelRun, getRun) as use cases over ports, so
-they run and are tested without API Gateway, Step Functions or a socket.
+"""The client protocol's actions (startRun, subscribe, cancelRun, getRun) as one use case over ports,
+serving both servers: the deployed WebSocket API (handlers/routes.py with the AWS adapters) and the
+local server (local/server/ with its in-process adapters). Nothing here knows API Gateway, Step
+Functions, a socket or a thread.
+
+Ports: `Executions` (start, describe, stop a run's execution), `Admission` (a place under the
+client's cap), `Subscriptions` (register a connection for a run's events, then catch it up from the
+log) and `Replies` (send one message to one connection).
 
 Who may use a run is services/run_access.py's rule (the client that started it, or a holder of its
 run token); an unknown run and another client's run get the same `run_not_found`.
 
 Ordering promises to a client: `runAccepted` / `subscribed` precede that run's events, because the
-connection is registered and the reply sent before the execution starts or the replay is read. A live
-event landing between the registration and the replay can reach the client twice; events carry
-`seq`, so a client keeps the first of each.
+connection is registered and the reply sent before the execution starts or the catch-up is read. A
+live event landing between the registration and the catch-up can reach the client twice; events
+carry `seq`, so a client keeps the first of each.
 
 Cancelling is cooperative: the flag stops the run at its next state boundary (at most one step, under
 a minute and a half), where RunCancelled emits `cancelled`. Only an execution still running
 `cancel_grace_seconds` after the first request (a stuck step, a retry loop) is stopped outright on a
 repeated cancelRun; the `cancelled` event then comes from here, under the same logical key as the
-step's, so a run ends with exactly one final event whoever gets there first.
+step's, so a run ends with exactly one final event whoever gets there first (services/endings.py).
 """
 
 from __future__ import annotations
@@ -26,43 +32,89 @@ from typing import Any, Protocol
 from visual_degrees.domain.costs import DEFAULT_COSTS, CostTable
 from visual_degrees.domain.errors import ConditionFailed, RunNotFound
 from visual_degrees.domain.ids import new_run_id
-from visual_degrees.domain.models import Budgets, RunEvent, RunOptions, RunState
+from visual_degrees.domain.models import Budgets, RunOptions, RunState
+from visual_degrees.domain.outcomes import FINISHED_STATUSES, TERMINAL_EVENTS, run_status
 from visual_degrees.domain.requests import parse_options, validate_pair
 from visual_degrees.ports import EventSink, Memory
 from visual_degrees.protocol import CancelRun, GetRun, StartRun, Subscribe, reply_for
-from visual_degrees.services.active_runs import FINISHED_STATUSES, ActiveRuns
+from visual_degrees.services.active_runs import ActiveRuns
 from visual_degrees.services.budget import Budget
-from visual_degrees.services.event_log import EventLog, run_pk
-from visual_degrees.services.run_access import RunAccess
-from visual_degrees.services.run_memory import RunMemory
+from visual_degrees.services.endings import end_run
+from visual_degrees.services.event_log import EventLog
+from visual_degrees.services.run_access import RunAccess, ttl_of
+from visual_degrees.services.run_memory import RunControl
 
 Message = StartRun | Subscribe | CancelRun | GetRun
-FINAL_EVENTS = frozenset({"final", "no_path", "cancelled", "error"})
-FINAL_KEY = "final"  # the logical event key every ending uses (steps/*: final, no_path, cancelled, error)
-MAX_REPLAY = 500  # events one subscribe replays (a route has 25 s); a client seeing a gap resubscribes
+MAX_REPLAY = 500  # events one catch-up replays (a route has 25 s); a client seeing a gap resubscribes
 CANCEL_GRACE_SECONDS = 120.0  # a step's Lambda times out at 80 s; past this, the execution is stuck
-_ID_ATTEMPTS = 5
-_EXECUTION_ENDED = {"FAILED": "failed", "TIMED_OUT": "failed", "ABORTED": "cancelled"}
+ID_ATTEMPTS = 5  # run ids are second + 24 random bits: a clash is rare, two in a row rarer still
 
 
 class Executions(Protocol):
     def execution_arn(self, run_id: str) -> str: ...
     def start(self, run_id: str, payload: dict[str, Any]) -> str: ...
-    def status(self, execution_arn: str) -> str | None: ...
+    def status(self, execution_arn: str) -> str | None:
+        """As Step Functions names it (RUNNING, SUCCEEDED, FAILED, TIMED_OUT, ABORTED), or None."""
+        ...
+
     def stop(self, execution_arn: str, *, cause: str) -> None: ...
+    def cancel_requested(self, run_id: str) -> None:
+        """The run was asked to stop: an engine that can reach its next state boundary sooner (the
+        local pacer) does; Step Functions cannot."""
+        ...
+
+
+class Admission(Protocol):
+    def admit(self, client_id: str, run_id: str, options: RunOptions) -> None:
+        """Take a place for the run, or raise ProtocolError(too_many_runs) leaving nothing behind;
+        RunNotFound if the id is already in use here (the caller draws another)."""
+        ...
+
+    def release(self, client_id: str, run_id: str) -> None: ...
 
 
 class Subscriptions(Protocol):
-    def subscribe(self, connection_id: str, run_id: str, ttl_seconds: int) -> None: ...
+    def subscribe(self, connection_id: str, run_id: str, ttl_seconds: int) -> None:
+        """Register the connection for the run's live events (before the reply; may refuse)."""
+        ...
+
+    def catch_up(self, connection_id: str, run_id: str, from_seq: int) -> None:
+        """After the reply: the stored events from `from_seq`; live ones follow."""
+        ...
 
 
 class Replies(Protocol):
     def send(self, connection_id: str, message: dict[str, Any]) -> bool:
-        """True if delivered; False if the connection is gone."""
+        """True if delivered (or queued for delivery); False if the connection is gone."""
         ...
 
 
-FinishReporter = Callable[[str, str, int], object]  # (run id, outcome, ttl seconds)
+class SubscriptionStore(Protocol):
+    def subscribe(self, connection_id: str, run_id: str, ttl_seconds: int) -> None: ...
+
+
+FinishReporter = Callable[[str, str, int], object]  # (run id, metric outcome, ttl seconds)
+
+
+class StoredSubscriptions:
+    """Subscriptions kept in a store that pushes live events itself (the deployed API: connection
+    items the event sink reads); the catch-up is read from the event log and sent as replies."""
+
+    def __init__(
+        self, memory: Memory, store: SubscriptionStore, replies: Replies, *, max_replay: int = MAX_REPLAY
+    ) -> None:
+        self._memory = memory
+        self._store = store
+        self._replies = replies
+        self._max_replay = max_replay
+
+    def subscribe(self, connection_id: str, run_id: str, ttl_seconds: int) -> None:
+        self._store.subscribe(connection_id, run_id, ttl_seconds)
+
+    def catch_up(self, connection_id: str, run_id: str, from_seq: int) -> None:
+        for event in EventLog(self._memory).read(run_id, from_seq, limit=self._max_replay):
+            if not self._replies.send(connection_id, event.dump()):
+                return
 
 
 @dataclass(frozen=True)
@@ -75,6 +127,8 @@ class Caller:
 class StartPolicy:
     defaults: RunOptions
     max_active_runs: int
+    # The sandbox can tell a name that is nobody in its world (InvalidInput); live, nobody can.
+    require_known: Callable[[str, str], None] | None = None
 
 
 def merged_options(defaults: RunOptions, given: dict[str, Any] | None) -> RunOptions:
@@ -96,6 +150,7 @@ class RunsApi:
         subscriptions: Subscriptions,
         replies: Replies,
         *,
+        admission: Admission | None = None,
         sink: EventSink | None = None,
         policy: StartPolicy | None = None,
         on_finished: FinishReporter | None = None,
@@ -110,13 +165,13 @@ class RunsApi:
         self._replies = replies
         self._sink = sink
         self._policy = policy or StartPolicy(RunOptions(), 2)
+        self._admission = admission or ActiveRuns(memory, self._policy.max_active_runs)
         self._on_finished = on_finished
         self._clock = clock
         self._costs = costs
         self._run_ids = run_ids
         self._grace = cancel_grace_seconds
         self._access = RunAccess(memory)
-        self._active = ActiveRuns(memory)
 
     def handle(self, caller: Caller, message: Message) -> None:
         match message:
@@ -136,12 +191,21 @@ class RunsApi:
         reply runAccepted, then start the execution. The run id, or None if the caller left first."""
         a, b = validate_pair(message.person_a, message.person_b)
         options = merged_options(self._policy.defaults, message.options)
+        if self._policy.require_known is not None:
+            self._policy.require_known(a.name, b.name)
         run_id, token = self._admit(caller.client_id, a.name, b.name, options)
-        self._subscriptions.subscribe(caller.connection_id, run_id, options.ttl_seconds)
+        try:
+            self._subscriptions.subscribe(caller.connection_id, run_id, options.ttl_seconds)
+        except BaseException:
+            self._admission.release(caller.client_id, run_id)
+            raise
         accepted = {"type": "runAccepted", "runId": run_id, "runToken": token}
         if not self._replies.send(caller.connection_id, accepted):
-            self._active.release(caller.client_id, run_id)  # nobody will ever know this run: don't start it
+            self._admission.release(
+                caller.client_id, run_id
+            )  # nobody will ever know this run: don't start it
             return None
+        self._subscriptions.catch_up(caller.connection_id, run_id, 1)
         state = RunState(run_id=run_id, person_a=a, person_b=b, options=options)
         try:
             self._executions.start(run_id, state.dump())
@@ -151,73 +215,73 @@ class RunsApi:
         return run_id
 
     def _admit(self, client_id: str, name_a: str, name_b: str, options: RunOptions) -> tuple[str, str]:
+        """A place under the cap and a run id nobody holds yet (in this store); the run token."""
         extra = {"personA": name_a, "personB": name_b, "ttlSeconds": options.ttl_seconds}
-        for _ in range(_ID_ATTEMPTS):
+        for _ in range(ID_ATTEMPTS):
             run_id = self._run_ids()
-            self._active.admit(client_id, run_id, options, self._policy.max_active_runs)
+            try:
+                self._admission.admit(client_id, run_id, options)
+            except RunNotFound:  # the id is in use by a run going here: draw another
+                continue
             try:
                 arn = self._executions.execution_arn(run_id)
                 return run_id, self._access.register(
                     run_id, client_id, options.ttl_seconds, executionArn=arn, **extra
                 )
             except RunNotFound:  # the id is taken: draw another
-                self._active.release(client_id, run_id)
+                self._admission.release(client_id, run_id)
             except BaseException:
-                self._active.release(client_id, run_id)
+                self._admission.release(client_id, run_id)
                 raise
         raise ConditionFailed("could not draw an unused run id")
 
     def _failed_to_start(self, client_id: str, state: RunState, exc: Exception) -> None:
         """The client holds a run id already: end that run with a sanitised `error` event."""
-        reply = reply_for(exc)
-        ttl = state.options.ttl_seconds
-        RunMemory(self._memory, state.run_id, ttl).create(
-            {
-                "runId": state.run_id,
-                "personA": state.person_a.name,
-                "personB": state.person_b.name,
-                "status": "failed",
-                "code": reply["code"],
-            }
+        code = reply_for(exc)["code"]
+        self.end_with_error(
+            state.run_id,
+            state.options.ttl_seconds,
+            code,
+            "the run could not be started",
+            runId=state.run_id,
+            personA=state.person_a.name,
+            personB=state.person_b.name,
         )
-        data = {"code": reply["code"], "message": "the run could not be started"}
-        EventLog(self._memory, self._sink, ttl_seconds=ttl).append(
-            state.run_id, FINAL_KEY, "error", data, at=self._clock()
+        self._admission.release(client_id, state.run_id)
+
+    def end_with_error(self, run_id: str, ttl: int, code: str, message: str, **meta: Any) -> None:
+        """End a run that its engine could not carry to an ending of its own (one `error` event)."""
+        data = {"code": code, "message": message}
+        event = end_run(
+            self._memory, self._sink, run_id, ttl, "error", data, at=self._clock(), code=code, **meta
         )
-        self._active.release(client_id, state.run_id)
-        if self._on_finished is not None:
-            self._on_finished(state.run_id, "error", ttl)
+        if event.type == "error" and self._on_finished is not None:
+            self._on_finished(run_id, "error", ttl)
 
     # ---- subscribe -----------------------------------------------------------------------------
 
     def subscribe(self, caller: Caller, message: Subscribe) -> None:
-        """Register the caller for live pushes, reply `subscribed`, then replay from fromSeq."""
+        """Register the caller for live pushes, reply `subscribed`, then catch up from fromSeq."""
         record = self._access.record(message.run_id, caller.client_id, message.run_token)
-        ttl = int(record.get("ttlSeconds", RunOptions().ttl_seconds))
-        self._subscriptions.subscribe(caller.connection_id, message.run_id, ttl)
+        self._subscriptions.subscribe(caller.connection_id, message.run_id, ttl_of(record))
         reply = {"type": "subscribed", "runId": message.run_id, "fromSeq": message.from_seq}
-        if not self._replies.send(caller.connection_id, reply):
-            return
-        for event in EventLog(self._memory).read(message.run_id, message.from_seq, limit=MAX_REPLAY):
-            if not self._replies.send(caller.connection_id, event.dump()):
-                return
+        if self._replies.send(caller.connection_id, reply):
+            self._subscriptions.catch_up(caller.connection_id, message.run_id, message.from_seq)
 
     # ---- cancelRun -----------------------------------------------------------------------------
 
     def cancel(self, caller: Caller, message: CancelRun) -> None:
         record = self._access.record(message.run_id, caller.client_id, message.run_token)
-        run_id = message.run_id
-        ttl = int(record.get("ttlSeconds", RunOptions().ttl_seconds))
-        memory = RunMemory(self._memory, run_id, ttl)
-        meta = memory.meta() or {}
-        finished = meta.get("status") in FINISHED_STATUSES
+        run_id, ttl = message.run_id, ttl_of(record)
+        memory = RunControl(self._memory, run_id, ttl)
+        finished = (memory.meta() or {}).get("status") in FINISHED_STATUSES
         if not finished:
             memory.request_cancel(self._clock())
+            self._executions.cancel_requested(run_id)
         self._replies.send(caller.connection_id, {"type": "cancelRequested", "runId": run_id})
         if finished:
             return
-        requested = self._memory.get(run_pk(run_id), "cancel")
-        first_asked = float(requested.data.get("requestedAt", self._clock())) if requested else self._clock()
+        first_asked = memory.cancel_requested_at() or self._clock()
         if self._clock() - first_asked < self._grace:
             return
         arn = str(record.get("executionArn") or self._executions.execution_arn(run_id))
@@ -227,13 +291,11 @@ class RunsApi:
 
     def _end_cancelled(self, run_id: str, ttl: int) -> None:
         usage = Budget(self._memory, run_id, Budgets(), self._costs, ttl).summary()
-        event = EventLog(self._memory, self._sink, ttl_seconds=ttl).append(
-            run_id, FINAL_KEY, "cancelled", {"stopped": True, "usage": usage}, at=self._clock()
-        )
-        if event.type == "cancelled":  # else the run ended on its own just before: keep that ending
-            RunMemory(self._memory, run_id, ttl).update_meta(status="cancelled")
-            if self._on_finished is not None:
-                self._on_finished(run_id, "cancelled", ttl)
+        data = {"stopped": True, "usage": usage}
+        event = end_run(self._memory, self._sink, run_id, ttl, "cancelled", data, at=self._clock())
+        # Another ending first (the run ended on its own just before): that one holds.
+        if event.type == "cancelled" and self._on_finished is not None:
+            self._on_finished(run_id, "cancelled", ttl)
 
     # ---- getRun --------------------------------------------------------------------------------
 
@@ -242,19 +304,20 @@ class RunsApi:
         self._replies.send(caller.connection_id, self.describe(message.run_id, record))
 
     def describe(self, run_id: str, record: dict[str, Any]) -> dict[str, Any]:
-        """The `run` reply: status from run meta and the execution, the last seq and the final event."""
-        ttl = int(record.get("ttlSeconds", RunOptions().ttl_seconds))
-        memory = RunMemory(self._memory, run_id, ttl)
+        """The `run` reply: the last seq, the terminal event if any, and the status (one rule,
+        domain/outcomes.run_status: the terminal event, else meta, else the execution)."""
+        memory = RunControl(self._memory, run_id, ttl_of(record))
         meta = memory.meta()
         arn = str(record.get("executionArn") or self._executions.execution_arn(run_id))
         execution = self._executions.status(arn)
         log = EventLog(self._memory)
         last_seq = log.last_seq(run_id)
-        final = _final_event(log.read(run_id, last_seq, limit=1)) if last_seq else None
+        last = log.read(run_id, last_seq, limit=1) if last_seq else []
+        final = last[0] if last and last[0].type in TERMINAL_EVENTS else None
         return {
             "type": "run",
             "runId": run_id,
-            "status": _status(meta, execution),
+            "status": run_status(final.type if final else None, meta, execution),
             "personA": record.get("personA"),
             "personB": record.get("personB"),
             "lastSeq": last_seq,
@@ -262,17 +325,3 @@ class RunsApi:
             "cancelRequested": memory.cancel_requested(),
             "final": final.dump() if final else None,
         }
-
-
-def _final_event(events: list[RunEvent]) -> RunEvent | None:
-    return events[0] if events and events[0].type in FINAL_EVENTS else None
-
-
-def _status(meta: dict[str, Any] | None, execution: str | None) -> str:
-    """queued → running → succeeded | no_path | cancelled | failed."""
-    status = (meta or {}).get("status")
-    if status in FINISHED_STATUSES:
-        return str(status)
-    if execution in _EXECUTION_ENDED:
-        return _EXECUTION_ENDED[execution]
-    return "running" if meta is not None or execution == "RUNNING" else "queued"

@@ -1,4 +1,9 @@
-"""One step of one run: its memory, budget, event emitter and identity rules in one place."""
+"""One step of one run: its memory, budget, event emitter, identity rules and strategy in one place.
+
+`knobs` are the run's own (its strategy with the switches its options name), resolved once here:
+services ask the scope, never a module-level table, so runs with different strategies can share a
+process (the local server, a warm Lambda, a benchmark) without seeing each other's choices.
+"""
 
 from __future__ import annotations
 
@@ -6,8 +11,10 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from visual_degrees.domain.models import EventType, Face, Person, RunEvent, RunOptions, RunState
+from visual_degrees.domain.strategy import Knobs
 from visual_degrees.services.budget import Budget, Resource
 from visual_degrees.services.context import StepContext
+from visual_degrees.services.endings import end_run
 from visual_degrees.services.event_log import EventLog
 from visual_degrees.services.run_graph import RunGraph
 from visual_degrees.services.run_memory import RunMemory, SharedMemory
@@ -20,8 +27,11 @@ class RunScope:
         self.ctx = ctx
         self.state = state
         self.options: RunOptions = state.options
+        self.knobs: Knobs = state.options.resolved_knobs()
         ttl = state.options.ttl_seconds
-        self.mem = RunMemory(ctx.memory, state.run_id, ttl)
+        memory = RunMemory(ctx.memory, state.run_id, ttl)
+        self.control, self.caches = memory.control, memory.caches
+        self.frontier, self.evidence = memory.frontier, memory.evidence
         self.budget = Budget(ctx.memory, state.run_id, state.options.budgets, ctx.costs, ttl)
         self.log = EventLog(ctx.memory, ctx.sink, ttl_seconds=ttl)
         self.shared = SharedMemory(ctx.memory, ctx.providers.web)
@@ -34,7 +44,7 @@ class RunScope:
     def graph(self) -> RunGraph:
         """The run's verified graph, read once per step (see run_graph.py); `flush` writes it back."""
         if self._graph is None:
-            self._graph = RunGraph(self.mem)
+            self._graph = RunGraph(self.evidence)
         return self._graph
 
     # ---- events ------------------------------------------------------------------------------
@@ -47,13 +57,26 @@ class RunScope:
             key = f"s{self.state.step}.{self._emitted}"
         return self.log.append(self.state.run_id, key, type_, data, at=self.ctx.clock.now())
 
+    def finish(self, type_: EventType, data: dict[str, Any], **meta: Any) -> RunEvent:
+        """End the run with its one terminal event (services/endings.py); `meta` joins its meta."""
+        return end_run(
+            self.ctx.memory,
+            self.ctx.sink,
+            self.state.run_id,
+            self.options.ttl_seconds,
+            type_,
+            data,
+            at=self.ctx.clock.now(),
+            **meta,
+        )
+
     def status(self, message: str, **extra: Any) -> RunEvent:
         return self.emit("status", {"message": message, "hop": self.state.hop, **extra})
 
     def decide(self, name: str, choose: Callable[[], T]) -> T:
         """A decision this step makes from memory it may change itself, journalled on first use so
         a re-run of the step (after a crash) replays it instead of seeing its own side effects."""
-        return self.mem.journal(self.state.step, name, choose)
+        return self.control.journal(self.state.step, name, choose)
 
     # ---- budgets -----------------------------------------------------------------------------
 
@@ -85,11 +108,11 @@ class RunScope:
 
     def pinned(self, key: str, face: Face | None = None) -> str | None:
         """The celebrity id `key` is pinned to; with `face`, pin it to that face's id if nobody is."""
-        pinned = self._pins.get(key) or self.mem.pinned_id(key)
+        pinned = self._pins.get(key) or self.evidence.pinned_id(key)
         if pinned is None and face is not None:
-            pinned = self.mem.pin(key, face.celebrity_id)
-            self.mem.remember_person(Person(key=key, name=face.name))
-            self._names.setdefault(key, self.mem.name_of(key) or face.name)
+            pinned = self.evidence.pin(key, face.celebrity_id)
+            self.evidence.remember_person(Person(key=key, name=face.name))
+            self._names.setdefault(key, self.evidence.name_of(key) or face.name)
         if pinned is not None:
             self._pins[key] = pinned
         return pinned
@@ -107,7 +130,7 @@ class RunScope:
                 return p
         name = self._names.get(key)
         if name is None:
-            name = self.mem.name_of(key)
+            name = self.evidence.name_of(key)
             if name is not None:  # a remembered name never changes; an unknown one may yet appear
                 self._names[key] = name
         return Person(key=key, name=name or key)

@@ -14,7 +14,7 @@ from typing import Any
 from visual_degrees.constants import STATE_TASKS
 from visual_degrees.domain.models import RunState
 from visual_degrees.services.context import StepContext
-from visual_degrees.services.run_memory import RunMemory
+from visual_degrees.services.run_memory import RunControl
 
 StepFunction = Callable[[RunState, StepContext], RunState]
 
@@ -40,7 +40,7 @@ def step_function(step: str) -> StepFunction:
 def execute(step: str, payload: dict[str, Any], ctx: StepContext) -> dict[str, Any]:
     """Run `step` on the state `payload` and return the next state, exactly once per (run, step no.)."""
     state = RunState.model_validate(payload)
-    memory = RunMemory(ctx.memory, state.run_id, state.options.ttl_seconds)
+    memory = RunControl(ctx.memory, state.run_id, state.options.ttl_seconds)
     done = memory.step_output(state.step)
     if done is not None:
         return done

@@ -8,18 +8,17 @@ from __future__ import annotations
 
 from visual_degrees.domain.models import RunState
 from visual_degrees.domain.queries import pair_query
+from visual_degrees.services import both_ends
+from visual_degrees.services.confirm import settle
 from visual_degrees.services.context import StepContext
+from visual_degrees.services.evidence import budget_flags, find_pair, record, search
 from visual_degrees.services.observe import Observed
 from visual_degrees.services.scope import RunScope
-from visual_degrees.steps import both_ends
-from visual_degrees.steps.confirm import settle
-from visual_degrees.steps.evidence import budget_flags, find_pair, record, search
-from visual_degrees.steps.strategy import knobs_for
 
 
 def run(state: RunState, ctx: StepContext) -> RunState:
     scope = RunScope(ctx, state)
-    knobs = knobs_for(state.options.strategy)
+    knobs = scope.knobs
     node = scope.person(state.selected or state.frontier or state.person_a.key)
     path = [*state.path, node.key]
     state = scope.state = state.model_copy(update={"path": path, "hop": state.hop + 1, "frontier": node.key})
@@ -41,7 +40,7 @@ def run(state: RunState, ctx: StepContext) -> RunState:
         )
         record(scope, observed, frontier=node.key, focus={node.key, target.key})
         if knobs.both_ends:
-            scope.mem.mark_bridged(node.key, target.key)
+            scope.frontier.mark_bridged(node.key, target.key)
         find_pair(scope, observed, node.key, target.key)
     claimed = target_key == state.person_b.key and scope.graph.confidence(node.key, target_key) is not None
     reached, confirming = settle(scope, "s5", claimed=claimed)

@@ -9,14 +9,12 @@ from visual_degrees.services.scope import RunScope
 
 def run(state: RunState, ctx: StepContext) -> RunState:
     scope = RunScope(ctx, state)
-    scope.emit(
+    scope.finish(
         "cancelled",
         {
             "hop": state.hop,
             "partialPath": [scope.person(k).name for k in state.path],
             "usage": scope.budget.summary(),
         },
-        key="final",
     )
-    scope.mem.update_meta(status="cancelled")
     return state.advanced(cancelled=True)

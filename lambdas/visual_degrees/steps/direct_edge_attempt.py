@@ -7,18 +7,17 @@ from __future__ import annotations
 
 from visual_degrees.domain.models import RunState
 from visual_degrees.domain.queries import pair_query
+from visual_degrees.services.confirm import settle
 from visual_degrees.services.context import StepContext
+from visual_degrees.services.evidence import budget_flags, find_pair, record, search
+from visual_degrees.services.known_edges import chain_in_memory
 from visual_degrees.services.observe import Observed
 from visual_degrees.services.scope import RunScope
-from visual_degrees.steps.confirm import settle
-from visual_degrees.steps.evidence import budget_flags, find_pair, record, search
-from visual_degrees.steps.known_edges import chain_in_memory
-from visual_degrees.steps.strategy import knobs_for
 
 
 def run(state: RunState, ctx: StepContext) -> RunState:
     scope = RunScope(ctx, state)
-    knobs = knobs_for(state.options.strategy)
+    knobs = scope.knobs
     a, b = state.person_a, state.person_b
     if knobs.evidence_graph and scope.decide("remembered", lambda: chain_in_memory(scope)):
         scope.status(f"Earlier runs already proved a chain from {a.name} to {b.name}")

@@ -5,8 +5,8 @@ from __future__ import annotations
 from visual_degrees.domain.models import RunState
 from visual_degrees.domain.paths import graph_payload
 from visual_degrees.services.context import StepContext
+from visual_degrees.services.evidence import shown_edges
 from visual_degrees.services.scope import RunScope
-from visual_degrees.steps.evidence import shown_edges
 
 REASONS = {
     "hop_limit": "No chain within {max_hops} hops: every further link would make the chain too long.",
@@ -21,10 +21,10 @@ def run(state: RunState, ctx: StepContext) -> RunState:
     message = REASONS.get(reason, "No chain was proven.").format(
         max_hops=state.options.max_hops, exhausted=state.exhausted or "search"
     )
-    unseen = (scope.mem.meta() or {}).get("unseenEnd")
+    unseen = (scope.control.meta() or {}).get("unseenEnd")
     if reason == "candidates_exhausted" and unseen:
         message = f"No photo could be found showing {unseen} with anyone, and every chain needs one."
-    scope.emit(
+    scope.finish(
         "no_path",
         {
             "reason": reason,
@@ -35,9 +35,8 @@ def run(state: RunState, ctx: StepContext) -> RunState:
             "partialPath": [scope.person(k).name for k in state.path],
             "usage": scope.budget.summary(),
             "simSeconds": round(ctx.clock.now() - state.started_at, 3),
-            "graph": graph_payload(shown_edges(scope.mem.edges()), scope.mem.names()),
+            "graph": graph_payload(shown_edges(scope.evidence.edges()), scope.evidence.names()),
         },
-        key="final",
+        reason=reason,
     )
-    scope.mem.update_meta(status="no_path", reason=reason)
     return state.advanced(stop_reason=reason)

@@ -6,28 +6,26 @@ from __future__ import annotations
 from visual_degrees.domain.models import RunState
 from visual_degrees.domain.paths import best_path, final_payload
 from visual_degrees.services.context import StepContext
+from visual_degrees.services.evidence import announce, shown_edges
 from visual_degrees.services.scope import RunScope
-from visual_degrees.steps.evidence import announce, shown_edges
-from visual_degrees.steps.strategy import knobs_for, strong_confidence
 
 
 def run(state: RunState, ctx: StepContext) -> RunState:
     scope = RunScope(ctx, state)
-    edges = scope.mem.edges()
-    strong = strong_confidence(state.options.strategy)
+    edges = scope.evidence.edges()
+    strong = scope.knobs.strong_confidence
     usable = [e for e in edges if scope.graph.trusted(e.a, e.b, strong)]
     chain = best_path(usable, state.person_a.key, state.person_b.key, state.options.max_hops)
     if chain is None:
         # Only a bug can route here without a chain; fail loudly rather than claim a path.
         raise RuntimeError("S6 reached without a verified chain from A to B")
-    remember = knobs_for(state.options.strategy).evidence_graph
+    remember = scope.knobs.evidence_graph
     for edge in chain:  # a link proven in passing (no card yet) is shown before the answer uses it
         announce(scope, edge)
         if remember:
             scope.shared.remember_edge(edge)
-    payload = final_payload(chain, shown_edges(edges, chain), scope.mem.names())
+    payload = final_payload(chain, shown_edges(edges, chain), scope.evidence.names())
     payload["usage"] = scope.budget.summary()
     payload["simSeconds"] = round(ctx.clock.now() - state.started_at, 3)
-    scope.emit("final", payload, key="final")
-    scope.mem.update_meta(status="succeeded", hops=len(chain))
+    scope.finish("final", payload, hops=len(chain))
     return state.advanced(reached=True, path=[e.a for e in chain] + [chain[-1].b])

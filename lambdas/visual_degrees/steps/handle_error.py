@@ -36,6 +36,5 @@ def describe(error: dict | None) -> tuple[str, str]:
 def run(state: RunState, ctx: StepContext) -> RunState:
     scope = RunScope(ctx, state)
     code, message = describe(state.error)
-    scope.emit("error", {"code": code, "message": message}, key="final")
-    scope.mem.update_meta(status="failed", code=code)
+    scope.finish("error", {"code": code, "message": message}, code=code)
     return state.advanced()

@@ -13,7 +13,7 @@ def run(state: RunState, ctx: StepContext) -> RunState:
     now = ctx.clock.now()
     state = state.model_copy(update={"person_a": a, "person_b": b})
     scope = RunScope(ctx, state)
-    scope.mem.create(
+    scope.control.create(
         {
             "runId": state.run_id,
             "personA": a.name,
@@ -25,10 +25,10 @@ def run(state: RunState, ctx: StepContext) -> RunState:
         }
     )
     # A re-run keeps the first attempt's start: the runtime budget counts from there.
-    state = state.model_copy(update={"started_at": (scope.mem.meta() or {}).get("createdAt", now)})
+    state = state.model_copy(update={"started_at": (scope.control.meta() or {}).get("createdAt", now)})
     scope.state = state
-    scope.mem.remember_person(a)
-    scope.mem.remember_person(b)
+    scope.evidence.remember_person(a)
+    scope.evidence.remember_person(b)
     scope.emit(
         "run_started",
         {"personA": a.name, "personB": b.name, "options": state.options.dump()},

@@ -13,7 +13,7 @@ from visual_degrees.domain.names import name_key
 from visual_degrees.domain.planning import PlannerContext
 from visual_degrees.services.context import StepContext
 from visual_degrees.services.scope import RunScope
-from visual_degrees.steps.selection import choose_plan, offered, plan_order, untried_candidates
+from visual_degrees.services.selection import choose_plan, offered, plan_order, untried_candidates
 
 
 def run(state: RunState, ctx: StepContext) -> RunState:
@@ -24,7 +24,7 @@ def run(state: RunState, ctx: StepContext) -> RunState:
     if not untried:
         return state.advanced(selected=None, candidates_left=False)
     untried_keys = {c.key for c in untried}
-    saved = scope.mem.plan(frontier.key, state.round)
+    saved = scope.frontier.plan(frontier.key, state.round)
     if saved is None or not untried_keys.intersection(saved["order"]):
         context = PlannerContext(
             target=target.name,
@@ -39,7 +39,7 @@ def run(state: RunState, ctx: StepContext) -> RunState:
             "queries": {name_key(n): q for n, q in plan.queries.items()},
             "source": plan.source,
         }
-        scope.mem.save_plan(frontier.key, state.round, saved)
+        scope.frontier.save_plan(frontier.key, state.round, saved)
         if plan.narration:
             scope.status(plan.narration, source="planner")
     nxt = next(k for k in saved["order"] if k in untried_keys)

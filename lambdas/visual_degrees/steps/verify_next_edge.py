@@ -4,18 +4,17 @@ from __future__ import annotations
 
 from visual_degrees.domain.models import Edge, RunState
 from visual_degrees.domain.queries import discovery_query, pair_query
+from visual_degrees.services.confirm import settle
 from visual_degrees.services.context import StepContext
+from visual_degrees.services.evidence import budget_flags, find_pair, record, search
 from visual_degrees.services.observe import Observed
 from visual_degrees.services.scope import RunScope
-from visual_degrees.steps.confirm import settle
-from visual_degrees.steps.evidence import budget_flags, find_pair, record, search
-from visual_degrees.steps.selection import untried_candidates
-from visual_degrees.steps.strategy import knobs_for
+from visual_degrees.services.selection import untried_candidates
 
 
 def run(state: RunState, ctx: StepContext) -> RunState:
     scope = RunScope(ctx, state)
-    knobs = knobs_for(state.options.strategy)
+    knobs = scope.knobs
     frontier = scope.person(state.frontier or state.person_a.key)
     # Meeting in the middle, S2 decides when discovery is over (nobody open on either side).
     exhausted_discovery = not knobs.both_ends and discovery_query(frontier.name, state.round) is None
@@ -27,18 +26,18 @@ def run(state: RunState, ctx: StepContext) -> RunState:
         "in_hand",
         lambda: knobs.reuse_evidence and scope.graph.confidence(frontier.key, candidate.key) is not None,
     )
-    edge: Edge | None = scope.mem.edge(frontier.key, candidate.key) if in_hand else None
+    edge: Edge | None = scope.evidence.edge(frontier.key, candidate.key) if in_hand else None
     if edge is not None:
         scope.status(f"Already holding a photo of {frontier.name} with {candidate.name}")
     else:
-        plan = scope.mem.plan(frontier.key, state.round) or {}
+        plan = scope.frontier.plan(frontier.key, state.round) or {}
         query = plan.get("queries", {}).get(candidate.key) or pair_query(frontier.name, candidate.name)
         scope.status(f"Verifying {frontier.name} — {candidate.name}: searching {query!r}")
         observed = search(scope, query)
         record(scope, observed, frontier=frontier.key, focus={frontier.key, candidate.key})
         edge = find_pair(scope, observed, frontier.key, candidate.key)
     verified = edge is not None
-    scope.mem.mark_tried(frontier.key, candidate.key, verified)
+    scope.frontier.mark_tried(frontier.key, candidate.key, verified)
     if not verified:
         scope.status(f"No photo proves {frontier.name} — {candidate.name}")
     far = state.person_b.key if state.side == "A" else state.person_a.key

@@ -8,9 +8,9 @@ from collections.abc import Callable, Iterator
 import pytest
 
 from tests.support.fake_wire_servers import Reply, StaticImageServer, photo_bytes
-from visual_degrees.adapters.image_convert import ImageLimits, ImageRejected
-from visual_degrees.adapters.image_fetcher import FetchLimits, SafeImageFetcher
-from visual_degrees.adapters.net_guard import AddressGuard, parse_networks
+from visual_degrees.adapters.live.image_convert import ImageLimits, ImageRejected
+from visual_degrees.adapters.live.image_fetcher import FetchLimits, SafeImageFetcher
+from visual_degrees.adapters.live.net_guard import AddressGuard, parse_networks
 
 LOOPBACK = AddressGuard(allow=parse_networks(["127.0.0.1/32"]))
 

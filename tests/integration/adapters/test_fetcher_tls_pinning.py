@@ -16,9 +16,9 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
 from tests.support.fake_wire_servers import StaticImageServer, photo_bytes
-from visual_degrees.adapters.image_convert import ImageRejected
-from visual_degrees.adapters.image_fetcher import SafeImageFetcher
-from visual_degrees.adapters.net_guard import AddressGuard, parse_networks
+from visual_degrees.adapters.live.image_convert import ImageRejected
+from visual_degrees.adapters.live.image_fetcher import SafeImageFetcher
+from visual_degrees.adapters.live.net_guard import AddressGuard, parse_networks
 
 NAME = "photos.example"
 

@@ -17,11 +17,13 @@ from tests.support.fake_wire_servers import (
     StaticImageServer,
     photo_bytes,
 )
-from visual_degrees.adapters.live import LiveProviders, build_live_providers
-from visual_degrees.config import DEFAULT_GEMINI_MODEL, Settings
+from visual_degrees.adapters.live.defaults import DEFAULT_GEMINI_MODEL
+from visual_degrees.adapters.live.providers import build_live_providers
+from visual_degrees.config import Settings
 from visual_degrees.doctor import format_report, run_doctor
 from visual_degrees.domain.errors import ConfigurationError, ProviderError, TransientProviderError
 from visual_degrees.domain.planning import CandidateSummary, PlannerContext, validate_reply
+from visual_degrees.ports import Providers
 
 TOKEN = "wire-test-token"
 PAIR = "Kevin Bacon Tom Hanks"
@@ -34,7 +36,7 @@ class Wire:
     images: StaticImageServer
     settings: Settings
 
-    def providers(self) -> LiveProviders:
+    def providers(self) -> Providers:
         return build_live_providers(self.settings)
 
 

@@ -61,7 +61,7 @@ def test_a_cancelled_run_stops_at_its_next_state_boundary_with_one_cancelled_eve
 def test_a_cancel_repeated_past_the_grace_period_stops_the_execution(aws, runtime, context, capsys):
     # Given a run cancelled long ago whose execution is still running (no state boundary reached)
     run_id, arn = start(aws, context)
-    RunMemory(runtime.memory, run_id, 1800).request_cancel(time.time() - 600)
+    RunMemory(runtime.memory, run_id, 1800).control.request_cancel(time.time() - 600)
     # When the client cancels again
     ws_cancel_run.handler(message("cancelRun", {"action": "cancelRun", "runId": run_id}), context)
     # Then the execution is stopped, the run ends with one `cancelled` event, counted once

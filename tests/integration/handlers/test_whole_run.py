@@ -17,7 +17,6 @@ from tests.integration.handlers.helpers import drive_execution, emf_metrics, eve
 from visual_degrees.handlers import ws_connect, ws_get_run, ws_start_run
 from visual_degrees.handlers.wiring import using_runtime
 from visual_degrees.sandbox import EXAMPLE_PAIR, PhotoWeb, build_sandbox, default_world_path, load_world
-from visual_degrees.services.context import Providers
 
 FINAL_TYPES = {"final", "no_path", "cancelled", "error"}
 
@@ -31,10 +30,7 @@ def web() -> PhotoWeb:
 @pytest.fixture
 def sandboxed(aws, web):
     sandbox = build_sandbox(web, seed=0)
-    providers = Providers(
-        search=sandbox.search, fetcher=sandbox.fetcher, recognizer=sandbox.recognizer, planner=sandbox.planner
-    )
-    with using_runtime(aws.runtime(providers=providers, clock=sandbox.clock)) as runtime:
+    with using_runtime(aws.runtime(providers=sandbox.providers, clock=sandbox.clock)) as runtime:
         yield runtime, sandbox
 
 

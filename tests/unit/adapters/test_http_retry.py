@@ -5,7 +5,12 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from visual_degrees.adapters.http_retry import RetryableFailure, RetryPolicy, parse_retry_after, request_json
+from visual_degrees.adapters.live.http_retry import (
+    RetryableFailure,
+    RetryPolicy,
+    parse_retry_after,
+    request_json,
+)
 from visual_degrees.domain.errors import ConfigurationError, ProviderError, TransientProviderError
 
 

@@ -12,7 +12,7 @@ import pytest
 from PIL import Image
 
 from tests.support.fake_wire_servers import photo_bytes
-from visual_degrees.adapters.image_convert import ImageLimits, ImageRejected, prepare_for_recognition
+from visual_degrees.adapters.live.image_convert import ImageLimits, ImageRejected, prepare_for_recognition
 
 
 def encode(image: Image.Image, fmt: str, **params: object) -> bytes:

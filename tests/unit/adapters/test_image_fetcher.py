@@ -12,9 +12,9 @@ import httpx
 import pytest
 
 from tests.support.fake_wire_servers import photo_bytes
-from visual_degrees.adapters.image_convert import ImageLimits, ImageRejected
-from visual_degrees.adapters.image_fetcher import FetchLimits, SafeImageFetcher
-from visual_degrees.adapters.net_guard import AddressGuard, parse_networks
+from visual_degrees.adapters.live.image_convert import ImageLimits, ImageRejected
+from visual_degrees.adapters.live.image_fetcher import FetchLimits, SafeImageFetcher
+from visual_degrees.adapters.live.net_guard import AddressGuard, parse_networks
 
 JPEG = photo_bytes("fetch-me")
 PUBLIC = "93.184.216.34"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ipaddress
 import json
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -12,12 +13,13 @@ import boto3
 import pytest
 from botocore.stub import Stubber
 
+from visual_degrees.adapters.live.defaults import DEFAULT_GEMINI_MODEL
 from visual_degrees.config import (
-    DEFAULT_GEMINI_MODEL,
     SecretsManagerSecrets,
     Settings,
     load_settings,
 )
+from visual_degrees.constants import ENV_BEDROCK_MODEL_ID, ENV_PLANNER, ENV_SEARCH_ENGINE, ENV_SECRET_ARN
 from visual_degrees.domain.errors import ConfigurationError
 
 ARN = "arn:aws:secretsmanager:us-east-1:123456789012:secret:vd-keys-AbCdEf"
@@ -173,14 +175,21 @@ def test_the_environment_wins_over_the_secret(
 def test_the_secret_is_cached_by_a_warm_container(sm_client: Any, stub: Stubber) -> None:
     # Given one stubbed answer only
     stub.add_response("get_secret_value", secret_answer({"brave_api_key": "b"}), {"SecretId": ARN})
-    now = [1000.0]
-    store = SecretsManagerSecrets(sm_client, ttl_seconds=300, clock=lambda: now[0])
+    store = SecretsManagerSecrets(sm_client, max_age=300)
     # When read twice within the TTL: one call (a second would fail the stubber)
     assert store.get(ARN) == store.get(ARN) == {"brave_api_key": "b"}
-    # And after the TTL it is read again
-    now[0] += 301
+    stub.assert_no_pending_responses()
+
+
+def test_a_secret_past_its_max_age_is_read_again(sm_client: Any, stub: Stubber) -> None:
+    # Given a secret rotated between two reads, each kept for no time at all
+    stub.add_response("get_secret_value", secret_answer({"brave_api_key": "b"}), {"SecretId": ARN})
     stub.add_response("get_secret_value", secret_answer({"brave_api_key": "rotated"}), {"SecretId": ARN})
-    assert store.get(ARN) == {"brave_api_key": "rotated"}
+    store = SecretsManagerSecrets(sm_client)
+    assert store.get(ARN, max_age=0) == {"brave_api_key": "b"}
+    time.sleep(0.01)
+    # Then the second read asks again and sees the rotation
+    assert store.get(ARN, max_age=0) == {"brave_api_key": "rotated"}
 
 
 @pytest.mark.parametrize("value", ["not json", '["a list"]'])
@@ -197,6 +206,20 @@ def test_an_unreadable_secret_is_a_configuration_error(sm_client: Any, stub: Stu
     stub.add_client_error("get_secret_value", service_error_code=code, http_status_code=400)
     with pytest.raises(ConfigurationError, match=code):
         SecretsManagerSecrets(sm_client).get(ARN)
+
+
+def test_every_variable_is_named_from_its_field_once() -> None:
+    assert Settings.env_name("search_engine") == ENV_SEARCH_ENGINE
+    assert Settings.env_name("planner") == ENV_PLANNER
+    assert Settings.env_name("bedrock_model_id") == ENV_BEDROCK_MODEL_ID
+    assert Settings.env_name("secret_arn") == ENV_SECRET_ARN
+
+
+def test_a_lambdas_environment_is_read_as_given(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("VD_SEARCH_ENGINE", raising=False)
+    environ = {"VD_SEARCH_ENGINE": "google", "VD_PLANNER": "bedrock", "VD_TABLE_NAME": "runs", "HOME": "/"}
+    settings = load_settings(environ=environ)
+    assert (settings.search_engine, settings.planner) == ("google", "bedrock")
 
 
 def test_what_is_missing_is_named_by_variable() -> None:

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from visual_degrees.adapters.image_fetcher import SafeImageFetcher
-from visual_degrees.adapters.live import build_live_providers
-from visual_degrees.adapters.planner_gemini import GeminiPlanner
-from visual_degrees.adapters.planner_router import PlannerRouter
-from visual_degrees.adapters.rekognition import RekognitionRecognizer
-from visual_degrees.adapters.search_brave import BraveImageSearch
-from visual_degrees.adapters.search_google import GoogleImageSearch
-from visual_degrees.config import DEFAULT_GEMINI_MODEL, Settings
+from visual_degrees.adapters.live.defaults import DEFAULT_GEMINI_MODEL
+from visual_degrees.adapters.live.image_fetcher import SafeImageFetcher
+from visual_degrees.adapters.live.planner_gemini import GeminiPlanner
+from visual_degrees.adapters.live.planner_router import PlannerRouter
+from visual_degrees.adapters.live.providers import build_live_providers
+from visual_degrees.adapters.live.rekognition import RekognitionRecognizer
+from visual_degrees.adapters.live.search_brave import BraveImageSearch
+from visual_degrees.adapters.live.search_google import GoogleImageSearch
+from visual_degrees.config import Settings
 from visual_degrees.domain.errors import ConfigurationError
 
 

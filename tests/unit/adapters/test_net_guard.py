@@ -6,7 +6,7 @@ import ipaddress
 
 import pytest
 
-from visual_degrees.adapters.net_guard import AddressGuard, blocked_reason, parse_networks
+from visual_degrees.adapters.live.net_guard import AddressGuard, blocked_reason, parse_networks
 
 BLOCKED = {
     "127.0.0.1": "loopback",

@@ -10,9 +10,9 @@ import pytest
 from botocore.config import Config
 from botocore.stub import Stubber
 
-from visual_degrees.adapters.http_retry import RetryPolicy
-from visual_degrees.adapters.planner_bedrock import TOOL_NAME, BedrockPlanner
-from visual_degrees.adapters.planner_prompt import SYSTEM_INSTRUCTION
+from visual_degrees.adapters.live.http_retry import RetryPolicy
+from visual_degrees.adapters.live.planner_bedrock import TOOL_NAME, BedrockPlanner
+from visual_degrees.adapters.live.planner_prompt import SYSTEM_INSTRUCTION
 from visual_degrees.domain.errors import ConfigurationError, ProviderError, TransientProviderError
 from visual_degrees.domain.planning import CandidateSummary, PlannerContext
 

@@ -9,9 +9,9 @@ from typing import Any
 import httpx
 import pytest
 
-from visual_degrees.adapters.http_retry import RetryPolicy
-from visual_degrees.adapters.planner_gemini import GeminiPlanner
-from visual_degrees.adapters.planner_prompt import DATA_TAG, SYSTEM_INSTRUCTION
+from visual_degrees.adapters.live.http_retry import RetryPolicy
+from visual_degrees.adapters.live.planner_gemini import GeminiPlanner
+from visual_degrees.adapters.live.planner_prompt import DATA_TAG, SYSTEM_INSTRUCTION
 from visual_degrees.domain.errors import ConfigurationError, ProviderError, TransientProviderError
 from visual_degrees.domain.planning import (
     CandidateSummary,

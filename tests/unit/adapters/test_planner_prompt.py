@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from visual_degrees.adapters.planner_prompt import (
+from visual_degrees.adapters.live.planner_prompt import (
     DATA_TAG,
     SYSTEM_INSTRUCTION,
     build_prompt,

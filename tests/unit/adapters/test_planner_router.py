@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from visual_degrees.adapters.planner_router import PlannerRouter
+from visual_degrees.adapters.live.planner_router import PlannerRouter
 from visual_degrees.domain.errors import ConfigurationError
 from visual_degrees.domain.planning import CandidateSummary, PlannerContext, PlannerReply
 

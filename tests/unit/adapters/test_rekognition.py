@@ -12,8 +12,8 @@ from botocore.config import Config
 from botocore.stub import Stubber
 
 from tests.support.fake_wire_servers import CelebrityFace, photo_bytes
-from visual_degrees.adapters.http_retry import RetryPolicy
-from visual_degrees.adapters.rekognition import RekognitionRecognizer
+from visual_degrees.adapters.live.http_retry import RetryPolicy
+from visual_degrees.adapters.live.rekognition import RekognitionRecognizer
 from visual_degrees.domain.errors import ConfigurationError, ProviderError, TransientProviderError
 from visual_degrees.domain.models import BoundingBox, Face, FetchedImage
 

@@ -8,8 +8,8 @@ import httpx
 import pytest
 
 from tests.support.fake_wire_servers import FakeHit, brave_document
-from visual_degrees.adapters.http_retry import RetryPolicy
-from visual_degrees.adapters.search_brave import BraveImageSearch
+from visual_degrees.adapters.live.http_retry import RetryPolicy
+from visual_degrees.adapters.live.search_brave import BraveImageSearch
 from visual_degrees.domain.errors import ConfigurationError, ProviderError, TransientProviderError
 from visual_degrees.domain.models import ImageHit
 

@@ -8,8 +8,8 @@ from typing import Any
 import httpx
 import pytest
 
-from visual_degrees.adapters.http_retry import RetryPolicy
-from visual_degrees.adapters.search_google import GoogleImageSearch
+from visual_degrees.adapters.live.http_retry import RetryPolicy
+from visual_degrees.adapters.live.search_google import GoogleImageSearch
 from visual_degrees.domain.errors import ConfigurationError, ProviderError, TransientProviderError
 from visual_degrees.domain.models import ImageHit
 

@@ -6,8 +6,8 @@ import boto3
 import pytest
 from botocore.stub import ANY, Stubber
 
-from visual_degrees.adapters.aws_event_sink import ConnectionPusher
-from visual_degrees.adapters.aws_executions import StepFunctionsExecutions
+from visual_degrees.adapters.aws.event_sink import ConnectionPusher
+from visual_degrees.adapters.aws.executions import StepFunctionsExecutions
 from visual_degrees.domain.errors import ConditionFailed, ConfigurationError, TransientProviderError
 
 MACHINE = "arn:aws:states:us-east-1:123456789012:stateMachine:VD-Workflow"

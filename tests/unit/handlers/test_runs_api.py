@@ -9,13 +9,13 @@ from typing import Any
 import pytest
 
 from tests.support.fakes import ListSink
-from visual_degrees.adapters.sqlite_memory import SqliteMemory
+from visual_degrees.adapters.local.sqlite_memory import SqliteMemory
 from visual_degrees.domain.errors import InvalidInput, ProviderError, RunNotFound
 from visual_degrees.domain.models import RunOptions, RunState
 from visual_degrees.protocol import TOO_MANY_RUNS, CancelRun, GetRun, ProtocolError, StartRun, Subscribe
 from visual_degrees.services.event_log import EventLog
 from visual_degrees.services.run_memory import RunMemory
-from visual_degrees.services.runs_api import Caller, RunsApi, StartPolicy, merged_options
+from visual_degrees.services.runs_api import Caller, RunsApi, StartPolicy, StoredSubscriptions, merged_options
 
 ALICE = Caller("conn-alice", "alice")
 BOB = Caller("conn-bob", "bob")
@@ -44,6 +44,9 @@ class FakeExecutions:
     def stop(self, execution_arn: str, *, cause: str) -> None:
         self.stopped.append(execution_arn)
         self.statuses[execution_arn] = "ABORTED"
+
+    def cancel_requested(self, run_id: str) -> None:
+        pass
 
 
 @dataclass
@@ -92,7 +95,7 @@ def world_() -> World:
     api = RunsApi(
         memory,
         executions,
-        connections,
+        StoredSubscriptions(memory, connections, connections),
         connections,
         sink=sink,
         policy=StartPolicy(RunOptions(max_hops=4), max_active_runs=2),
@@ -114,7 +117,7 @@ def start(world: World, caller: Caller = ALICE, **options: Any) -> str:
 
 
 def finish(world: World, run_id: str, status: str = "succeeded") -> None:
-    RunMemory(world.memory, run_id, 1800).create({"runId": run_id, "status": status})
+    RunMemory(world.memory, run_id, 1800).control.create({"runId": run_id, "status": status})
 
 
 # ---- startRun ------------------------------------------------------------------------------------
@@ -257,7 +260,7 @@ def test_cancel_sets_the_flag_and_leaves_the_execution_to_stop_at_its_next_bound
     world = world_()
     run_id = start(world)
     world.api.cancel(ALICE, CancelRun(action="cancelRun", run_id=run_id))
-    assert RunMemory(world.memory, run_id, 1800).cancel_requested()
+    assert RunMemory(world.memory, run_id, 1800).control.cancel_requested()
     assert world.connections.types(ALICE.connection_id)[-1] == "cancelRequested"
     assert world.executions.stopped == [] and world.sink.events == []
 
@@ -275,7 +278,7 @@ def test_a_repeated_cancel_after_the_grace_period_stops_a_stuck_execution_with_o
     assert world.executions.stopped == [world.executions.execution_arn(run_id)]
     assert [e.type for e in world.sink.events] == ["cancelled"]
     assert world.finished == [(run_id, "cancelled")]
-    assert RunMemory(world.memory, run_id, 1800).meta()["status"] == "cancelled"
+    assert RunMemory(world.memory, run_id, 1800).control.meta()["status"] == "cancelled"
 
 
 def test_a_forced_stop_keeps_an_ending_the_run_reached_on_its_own():
@@ -294,7 +297,7 @@ def test_cancelling_a_finished_run_changes_nothing():
     run_id = start(world)
     finish(world, run_id)
     world.api.cancel(ALICE, CancelRun(action="cancelRun", run_id=run_id))
-    assert not RunMemory(world.memory, run_id, 1800).cancel_requested()
+    assert not RunMemory(world.memory, run_id, 1800).control.cancel_requested()
     assert world.connections.types(ALICE.connection_id)[-1] == "cancelRequested"
 
 

@@ -6,6 +6,7 @@ from visual_degrees.domain.errors import ProviderError
 from visual_degrees.domain.queries import DISCOVERY_TEMPLATES
 from visual_degrees.ports import CelebrityRecognizer, Clock, ImageFetcher, ImageSearch, Planner
 from visual_degrees.sandbox import EPOCH, EXAMPLE_PAIR, FaultConfig, build_sandbox
+from visual_degrees.sandbox.ground_truth import ground_truth
 
 
 def test_providers_share_one_web_one_clock_and_one_fault_plan(default_world, default_web):
@@ -43,7 +44,7 @@ def test_built_from_a_world_it_makes_its_own_web(default_world):
 def test_what_the_ports_prove_is_true_and_provable(default_world, default_web):
     # Given discovery searches around the example person, seen only through the ports
     sandbox = build_sandbox(default_web)
-    graph = default_web.provable_graph()
+    graph = ground_truth(default_web).provable_graph()
     name = EXAMPLE_PAIR[0]
     me = default_world.celebrity_id(default_world.find(name)[0])
     proven = set()
@@ -52,7 +53,7 @@ def test_what_the_ports_prove_is_true_and_provable(default_world, default_web):
             faces = sandbox.recognizer.recognize(sandbox.fetcher.fetch(hit.image_url))
             ids = {f.celebrity_id for f in faces if f.confidence >= 80}
             if me in ids:
-                truth = sandbox.web.truth(hit.image_url)
+                truth = ground_truth(sandbox.web).truth(hit.image_url)
                 for other in ids - {me}:
                     proven.add(other)
                     # Then a pair seen at >= 80 in one photo is an edge of the provable graph,

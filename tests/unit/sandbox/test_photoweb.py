@@ -7,7 +7,9 @@ import pytest
 from visual_degrees.domain.errors import ProviderError, UnknownPerson
 from visual_degrees.domain.queries import DISCOVERY_TEMPLATES
 from visual_degrees.sandbox.captions import display_title
+from visual_degrees.sandbox.ground_truth import ground_truth
 from visual_degrees.sandbox.photoweb import BASE_URL, PhotoWeb
+from visual_degrees.sandbox.ranking import ranker_for
 from visual_degrees.sandbox.world import parse_world
 
 
@@ -118,7 +120,7 @@ def test_unknown_urls_are_provider_errors(default_web, url):
 def test_truth_is_everyone_in_the_photo(default_world, default_web):
     photo = next(p for p in range(default_web.photo_count) if len(default_web.people_in(p)) == 3)
     expected = {default_world.celebrity_id(p) for p in default_web.people_in(photo)}
-    assert default_web.truth(default_web.image_url(photo)) == expected
+    assert ground_truth(default_web).truth(default_web.image_url(photo)) == expected
 
 
 def test_people_lookups_know_namesakes_and_spellings(default_web):
@@ -139,8 +141,8 @@ def test_people_lookups_know_namesakes_and_spellings(default_web):
 
 def test_provable_graph_is_exactly_the_searchable_pairs_recognised_together(default_world, default_web):
     # Given the graph at the default threshold and the photos discovery queries reach
-    graph = default_web.provable_graph(80.0)
-    findable = default_web.findable()
+    graph = ground_truth(default_web).provable_graph(80.0)
+    findable = ground_truth(default_web).findable()
     # When it is rebuilt by brute force from the recogniser's view of every photo
     expected: set[tuple[int, int]] = set()
     for photo in range(default_web.photo_count):
@@ -156,16 +158,16 @@ def test_provable_graph_is_exactly_the_searchable_pairs_recognised_together(defa
     assert edges == expected
     assert graph.edge_count == len(edges)
     # And counting every photo, however deeply buried, proves at least as much
-    everything = default_web.provable_graph(80.0, searchable=False)
+    everything = ground_truth(default_web).provable_graph(80.0, searchable=False)
     assert all(everything.has_edge(a, b) for a, b in edges)
     assert everything.edge_count > graph.edge_count
 
 
 def test_findable_photos_are_the_ones_discovery_queries_return(default_world, default_web):
     # Given the photos marked findable within a page of five
-    findable = default_web.findable(5)
+    findable = ground_truth(default_web).findable(5)
     # Then for a sample of photos, one of its named people's discovery queries returns it iff marked
-    search = default_web.ranker
+    search = ranker_for(default_web)
     for photo in range(0, default_web.photo_count, 37):
         returned = any(
             photo in search.rank(template.format(a=default_world.name(person)), 5)
@@ -177,24 +179,30 @@ def test_findable_photos_are_the_ones_discovery_queries_return(default_world, de
 
 
 def test_higher_threshold_proves_less(default_web):
-    assert default_web.provable_graph(95.0).edge_count < default_web.provable_graph(80.0).edge_count
+    assert (
+        ground_truth(default_web).provable_graph(95.0).edge_count
+        < ground_truth(default_web).provable_graph(80.0).edge_count
+    )
 
 
 def test_provable_web_is_sparser_than_the_credits_but_keeps_a_large_core(default_world, default_web):
-    core = default_web.provable_graph().largest_component()
+    core = ground_truth(default_web).provable_graph().largest_component()
     assert 0.7 * default_world.size < len(core) < default_world.size
 
 
 def test_distances_and_solvability(default_world, default_web):
-    graph = default_web.provable_graph()
+    graph = ground_truth(default_web).provable_graph()
     a = graph.largest_component()[0]
     far = graph.distances_from(a)
     b = max(far, key=lambda p: (far[p], p))
     name_a, name_b = default_world.raws[a], default_world.raws[b]
-    assert default_web.distance(name_a, name_b) == far[b]
-    assert default_web.solvable(name_a, name_b, max_hops=far[b])
-    assert not default_web.solvable(name_a, name_b, max_hops=far[b] - 1)
-    assert default_web.distance(default_world.celebrity_id(a), default_world.celebrity_id(b)) == far[b]
+    assert ground_truth(default_web).distance(name_a, name_b) == far[b]
+    assert ground_truth(default_web).solvable(name_a, name_b, max_hops=far[b])
+    assert not ground_truth(default_web).solvable(name_a, name_b, max_hops=far[b] - 1)
+    assert (
+        ground_truth(default_web).distance(default_world.celebrity_id(a), default_world.celebrity_id(b))
+        == far[b]
+    )
 
 
 def test_a_web_is_identified_by_its_worlds_content_its_seed_and_its_model():

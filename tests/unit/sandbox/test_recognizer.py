@@ -13,6 +13,7 @@ from visual_degrees.sandbox.captions import Kind
 from visual_degrees.sandbox.clock import EPOCH, VirtualClock
 from visual_degrees.sandbox.faults import FaultConfig, FaultInjector
 from visual_degrees.sandbox.fetcher import SandboxImageFetcher
+from visual_degrees.sandbox.ground_truth import ground_truth
 from visual_degrees.sandbox.layout import HEIGHT, WIDTH
 from visual_degrees.sandbox.noise import DEFAULT_NOISE
 from visual_degrees.sandbox.photoweb import PhotoWeb
@@ -90,7 +91,7 @@ def test_faces_are_the_true_cast_except_for_lookalikes(big_web):
     # Given many photos and what the recogniser says about them
     lookalikes = low = 0
     for photo in range(0, big_web.photo_count, 5):
-        truth = big_web.truth(big_web.image_url(photo))
+        truth = ground_truth(big_web).truth(big_web.image_url(photo))
         for face in fetch_and_recognise(big_web, photo):
             # Then every face carries a real person's name and id; only lookalikes are strangers
             person = big_web.world.by_celebrity_id(face.celebrity_id)

@@ -2,7 +2,7 @@ import threading
 
 import pytest
 
-from visual_degrees.adapters.sqlite_memory import SqliteMemory
+from visual_degrees.adapters.local.sqlite_memory import SqliteMemory
 from visual_degrees.domain.costs import CostTable
 from visual_degrees.domain.models import Budgets
 from visual_degrees.services.budget import Budget

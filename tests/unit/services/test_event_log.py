@@ -1,7 +1,7 @@
 import threading
 
 from tests.support.fakes import ListSink
-from visual_degrees.adapters.sqlite_memory import SqliteMemory
+from visual_degrees.adapters.local.sqlite_memory import SqliteMemory
 from visual_degrees.services.event_log import EventLog
 
 

@@ -1,7 +1,7 @@
 import json
 
 from tests.support.fakes import face
-from visual_degrees.adapters.sqlite_memory import SqliteMemory
+from visual_degrees.adapters.local.sqlite_memory import SqliteMemory
 from visual_degrees.domain.models import Evidence, Person
 from visual_degrees.services.run_memory import MAX_EVIDENCE_PER_CANDIDATE, RunMemory
 
@@ -13,15 +13,15 @@ def test_thousands_of_images_keep_every_item_small_and_every_count_right():
     costars = [Person.of(f"Costar {i}") for i in range(40)]
     for image in range(3_000):
         sha = f"{image:064x}"
-        assert mem.first_sighting("frontier", sha)
+        assert mem.frontier.first_sighting("frontier", sha)
         person = costars[image % 40]
         ev = Evidence(
             image_url=f"https://img/{image}", sha256=sha, confidence_a=90.0, confidence_b=80.0 + image % 20
         )
-        mem.add_candidate_sighting("frontier", person, ev, proven=True)
-        assert not mem.first_sighting("frontier", sha)  # a repeat of the same image is not counted
+        mem.frontier.add_candidate_sighting("frontier", person, ev, proven=True)
+        assert not mem.frontier.first_sighting("frontier", sha)  # a repeat of the same image is not counted
     # Then each candidate has its exact count and best confidence, with bounded evidence
-    candidates = {c.name: c for c in mem.candidates("frontier")}
+    candidates = {c.name: c for c in mem.frontier.candidates("frontier")}
     assert len(candidates) == 40
     assert all(c.count == 75 for c in candidates.values())
     # (costar i is seen in images i, i+40, …, all at confidence 80 + i % 20)
@@ -34,24 +34,24 @@ def test_thousands_of_images_keep_every_item_small_and_every_count_right():
 
 def test_pins_hold_the_first_identity_and_caches_round_trip():
     mem = RunMemory(SqliteMemory(":memory:"), "r1", 1800)
-    assert mem.pin("kevin bacon", "id-1") == "id-1"
-    assert mem.pin("kevin bacon", "id-2") == "id-1"
-    mem.cache_faces("sha", [face("Kevin Bacon", 97.0, "id-1")])
-    assert mem.cached_faces("sha")[0].celebrity_id == "id-1"
-    assert mem.cached_faces("other") is None
+    assert mem.evidence.pin("kevin bacon", "id-1") == "id-1"
+    assert mem.evidence.pin("kevin bacon", "id-2") == "id-1"
+    mem.caches.cache_faces("sha", [face("Kevin Bacon", 97.0, "id-1")])
+    assert mem.caches.cached_faces("sha")[0].celebrity_id == "id-1"
+    assert mem.caches.cached_faces("other") is None
 
 
 def test_journalled_decisions_are_replayed_not_recomputed():
     mem = RunMemory(SqliteMemory(":memory:"), "r1", 1800)
     calls = []
-    first = mem.journal(3, "in_hand", lambda: calls.append(1) or True)
-    again = mem.journal(3, "in_hand", lambda: calls.append(1) or False)
+    first = mem.control.journal(3, "in_hand", lambda: calls.append(1) or True)
+    again = mem.control.journal(3, "in_hand", lambda: calls.append(1) or False)
     assert (first, again, len(calls)) == (True, True, 1)
-    assert mem.journal(4, "in_hand", lambda: False) is False
+    assert mem.control.journal(4, "in_hand", lambda: False) is False
 
 
 def test_shared_memory_of_one_photo_web_is_invisible_to_another():
-    from visual_degrees.adapters.sqlite_memory import SqliteMemory
+    from visual_degrees.adapters.local.sqlite_memory import SqliteMemory
     from visual_degrees.domain.models import Edge, Evidence, Face, ImageHit
     from visual_degrees.services.run_memory import SharedMemory
 

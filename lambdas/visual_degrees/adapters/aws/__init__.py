@@ -1,0 +1,1 @@
+"""AWS adapters: DynamoDB run memory and connections, Step Functions executions, API Gateway pushes."""

@@ -1,0 +1,2 @@
+"""Live providers: image search (Brave, Google), the SSRF-safe image fetcher, Rekognition, and the
+planners (Gemini, Bedrock); `providers.build_live_providers` composes them from Settings."""

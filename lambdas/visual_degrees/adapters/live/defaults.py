@@ -1,0 +1,18 @@
+"""What the live adapters assume unless told otherwise: endpoints, models and Rekognition's limits.
+
+Kept apart from the adapters' modules only because those import their client libraries (httpx,
+google-genai, boto3) and `config.Settings` takes these as its defaults without loading any of them;
+each adapter uses its own constant here as its default too.
+"""
+
+from __future__ import annotations
+
+BRAVE_IMAGES_ENDPOINT = "https://api.search.brave.com/res/v1/images/search"
+GOOGLE_CSE_ENDPOINT = "https://www.googleapis.com/customsearch/v1"
+# Gemini 2.0 Flash / Flash-Lite were shut down on 2026-06-01 and 2.5 Flash retires on 2026-12-01;
+# 3.8 Flash (GA 2026-09-02, no shutdown announced) is the newest Flash model on the Gemini API
+# deprecations page as read in 2026-11. Override with VD_GEMINI_MODEL.
+DEFAULT_GEMINI_MODEL = "gemini-3.8-flash"
+DEFAULT_BEDROCK_MODEL = "amazon.nova-lite-v1:0"
+REKOGNITION_MAX_IMAGE_BYTES = 5 * 1024 * 1024  # RecognizeCelebrities limit for image bytes
+REKOGNITION_MIN_SIDE = 80

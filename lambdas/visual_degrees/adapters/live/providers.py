@@ -1,0 +1,156 @@
+"""Composition of the live providers from Settings: one call for the CLI and the Lambda cold start.
+
+Nothing here opens a connection: every adapter builds its client on first use.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import httpx
+
+from visual_degrees.adapters.live.http_retry import RetryPolicy
+from visual_degrees.adapters.live.image_convert import ImageLimits
+from visual_degrees.adapters.live.image_fetcher import FetchLimits, SafeImageFetcher
+from visual_degrees.adapters.live.net_guard import AddressGuard, Resolver
+from visual_degrees.adapters.live.planner_bedrock import BedrockPlanner
+from visual_degrees.adapters.live.planner_gemini import GeminiPlanner
+from visual_degrees.adapters.live.planner_router import PlannerRouter
+from visual_degrees.adapters.live.rekognition import RekognitionRecognizer
+from visual_degrees.adapters.live.search_brave import BraveImageSearch
+from visual_degrees.adapters.live.search_google import GoogleImageSearch
+from visual_degrees.config import Settings
+from visual_degrees.domain.errors import ConfigurationError
+from visual_degrees.ports import ImageSearch, Planner, Providers
+
+logger = logging.getLogger(__name__)
+
+
+def retry_policy(settings: Settings) -> RetryPolicy:
+    return RetryPolicy(
+        max_attempts=settings.retry_attempts,
+        base_delay=settings.retry_base_delay,
+        max_delay=settings.retry_max_delay,
+    )
+
+
+def build_search(settings: Settings, *, http_client: httpx.Client | None = None) -> ImageSearch:
+    missing = settings.missing_for_search()
+    if missing:
+        raise ConfigurationError(
+            f"{settings.search_engine} image search is not configured: set {', '.join(missing)}"
+        )
+    timeout = httpx.Timeout(settings.http_read_timeout, connect=settings.http_connect_timeout)
+    if settings.search_engine == "google":
+        return GoogleImageSearch(
+            settings.google_api_key,
+            settings.google_cx,
+            endpoint=settings.google_endpoint,
+            safe=settings.google_safe,
+            client=http_client,
+            timeout=timeout,
+            retry=retry_policy(settings),
+        )
+    return BraveImageSearch(
+        settings.brave_api_key,
+        endpoint=settings.brave_endpoint,
+        safesearch=settings.brave_safesearch,
+        client=http_client,
+        timeout=timeout,
+        retry=retry_policy(settings),
+    )
+
+
+def build_fetcher(
+    settings: Settings, *, resolver: Resolver | None = None, http_client: httpx.Client | None = None
+) -> SafeImageFetcher:
+    return SafeImageFetcher(
+        FetchLimits(
+            max_bytes=settings.fetch_max_bytes,
+            connect_timeout=settings.fetch_connect_timeout,
+            read_timeout=settings.fetch_read_timeout,
+            total_timeout=settings.fetch_total_timeout,
+            max_redirects=settings.fetch_max_redirects,
+        ),
+        ImageLimits(
+            max_bytes=settings.image_max_bytes,
+            min_side=settings.image_min_side,
+            max_side=settings.image_max_side,
+            max_pixels=settings.image_max_pixels,
+        ),
+        guard=AddressGuard(allow=settings.fetch_allow_networks),
+        resolver=resolver,
+        client=http_client,
+    )
+
+
+def build_recognizer(settings: Settings, *, client: Any | None = None) -> RekognitionRecognizer:
+    return RekognitionRecognizer(
+        client,
+        region=settings.rekognition_region,
+        connect_timeout=settings.http_connect_timeout,
+        read_timeout=settings.http_read_timeout,
+        retry=retry_policy(settings),
+    )
+
+
+def build_planner_router(
+    settings: Settings, *, genai_client: Any | None = None, bedrock_client: Any | None = None
+) -> PlannerRouter:
+    def gemini() -> Planner:
+        return GeminiPlanner(
+            settings.gemini_api_key,
+            model=settings.gemini_model,
+            base_url=settings.gemini_base_url,
+            api_version=settings.gemini_api_version,
+            timeout_seconds=settings.planner_timeout,
+            thinking_level=settings.gemini_thinking_level,
+            max_output_tokens=settings.planner_max_output_tokens,
+            client=genai_client,
+            retry=retry_policy(settings),
+        )
+
+    def bedrock() -> Planner:
+        return BedrockPlanner(
+            settings.bedrock_model_id,
+            client=bedrock_client,
+            region=settings.bedrock_region,
+            timeout_seconds=settings.planner_timeout,
+            max_output_tokens=settings.planner_max_output_tokens,
+            retry=retry_policy(settings),
+        )
+
+    return PlannerRouter({"gemini": gemini, "bedrock": bedrock}, default=settings.planner)
+
+
+def build_live_providers(
+    settings: Settings,
+    *,
+    resolver: Resolver | None = None,
+    search_http_client: httpx.Client | None = None,
+    fetch_http_client: httpx.Client | None = None,
+    rekognition_client: Any | None = None,
+    genai_client: Any | None = None,
+    bedrock_client: Any | None = None,
+) -> Providers:
+    """Live adapters for `settings`. A missing search key is a ConfigurationError now (no run can
+    work without search); a missing planner key only means the fallback plans (planner None,
+    logged once here) instead of failing."""
+    search = build_search(settings, http_client=search_http_client)
+    planner: Planner | None = build_planner_router(
+        settings, genai_client=genai_client, bedrock_client=bedrock_client
+    )
+    missing = settings.missing_for_planner()
+    if missing and genai_client is None:
+        logger.warning(
+            "planner not configured; runs use the deterministic fallback",
+            extra={"planner": settings.planner, "missing": missing},
+        )
+        planner = None
+    return Providers(
+        search=search,
+        fetcher=build_fetcher(settings, resolver=resolver, http_client=fetch_http_client),
+        recognizer=build_recognizer(settings, client=rekognition_client),
+        planner=planner,
+    )

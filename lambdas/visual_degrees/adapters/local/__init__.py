@@ -1,0 +1,1 @@
+"""Adapters for one machine: run memory in SQLite."""

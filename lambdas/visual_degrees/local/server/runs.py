@@ -1,0 +1,171 @@
+"""The local server's Executions and Admission (services/runs_api.py): runs execute in a bounded
+thread pool on the local engine; a connection may have `per_client` of them unfinished, the server
+`max_concurrent` running and `max_waiting` queued behind them.
+
+Every method may touch SQLite, so the server calls them from its I/O threads, never on its loop.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any
+
+from visual_degrees.domain.errors import RunNotFound
+from visual_degrees.domain.models import DEFAULT_TTL_SECONDS, RunOptions, RunState
+from visual_degrees.local.executions import ExecutionStore
+from visual_degrees.local.runner import LocalRunner
+from visual_degrees.local.server.pacing import Pacer
+from visual_degrees.ports import EventSink
+from visual_degrees.protocol import TOO_MANY_RUNS, ProtocolError
+from visual_degrees.services.endings import end_run
+from visual_degrees.services.run_memory import RunControl
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class RunLimits:
+    max_concurrent: int = 8  # runs executing at once (worker threads)
+    max_waiting: int = 64  # accepted runs queued behind them; beyond this the server says it is busy
+    per_client: int = 4  # unfinished runs one connection may have started
+
+    def __post_init__(self) -> None:
+        if self.max_concurrent < 1 or self.max_waiting < 0 or self.per_client < 1:
+            raise ValueError("run limits must be positive")
+
+
+class LocalExecutions:
+    """Executions named by their run id, and the places they hold while unfinished."""
+
+    def __init__(
+        self,
+        runner: LocalRunner,
+        sink: EventSink,
+        *,
+        limits: RunLimits = RunLimits(),
+        pacer: Pacer | None = None,
+    ) -> None:
+        self._runner = runner
+        self._memory = runner.memory
+        self._sink = sink
+        self._limits = limits
+        self._pacer = pacer
+        self._pool = ThreadPoolExecutor(max_workers=limits.max_concurrent, thread_name_prefix="vd-run")
+        self._lock = threading.Lock()
+        self._owners: dict[str, str] = {}  # unfinished run -> the client (connection) that started it
+        self._stopping = False
+
+    # ---- Admission -----------------------------------------------------------------------------
+
+    def admit(self, client_id: str, run_id: str, options: RunOptions) -> None:
+        limits = self._limits
+        with self._lock:
+            if self._stopping:
+                raise ProtocolError(TOO_MANY_RUNS, "the server is shutting down", "startRun")
+            if run_id in self._owners:
+                raise RunNotFound(f"run id {run_id!r} is in use")
+            mine = sum(1 for o in self._owners.values() if o == client_id)
+            if mine >= limits.per_client:
+                raise ProtocolError(
+                    TOO_MANY_RUNS,
+                    f"this connection already has {mine} unfinished runs; the limit is {limits.per_client}",
+                    "startRun",
+                )
+            if len(self._owners) >= limits.max_concurrent + limits.max_waiting:
+                raise ProtocolError(TOO_MANY_RUNS, "the server is busy; try again shortly", "startRun")
+            self._owners[run_id] = client_id
+
+    def release(self, client_id: str, run_id: str) -> None:
+        self._release(run_id)
+
+    # ---- Executions ----------------------------------------------------------------------------
+
+    def execution_arn(self, run_id: str) -> str:
+        return run_id  # the local engine names each execution by its run
+
+    def start(self, run_id: str, payload: dict[str, Any]) -> str:
+        state = RunState.model_validate(payload)
+        try:
+            self._pool.submit(self._execute, state)
+        except BaseException:
+            self._release(run_id)
+            raise
+        log.info("run accepted", extra={"runId": run_id})
+        return run_id
+
+    def status(self, execution_arn: str) -> str | None:
+        """RUNNING while the engine runs it (None while it waits for a worker), then its recorded end."""
+        run_id = execution_arn
+        with self._lock:
+            going = run_id in self._owners
+        if going:
+            started = RunControl(self._memory, run_id, DEFAULT_TTL_SECONDS).meta() is not None
+            return "RUNNING" if started else None
+        try:
+            summary, _ = ExecutionStore(self._memory).history(run_id)
+        except RunNotFound:
+            return None
+        return str(summary.get("status")) if summary.get("status") else None
+
+    def stop(self, execution_arn: str, *, cause: str) -> None:
+        """A local step cannot be interrupted: the run stops at its next boundary (the flag is set)."""
+        self.cancel_requested(execution_arn)
+
+    def cancel_requested(self, run_id: str) -> None:
+        if self._pacer is not None:
+            self._pacer.wake(run_id)
+
+    # ---- lifecycle -----------------------------------------------------------------------------
+
+    @property
+    def active(self) -> int:
+        with self._lock:
+            return len(self._owners)
+
+    @property
+    def stopped(self) -> bool:
+        with self._lock:
+            return self._stopping
+
+    def shutdown(self) -> int:
+        """Cancel every unfinished run, wait for the workers to reach a state boundary and stop.
+        Returns how many runs were cancelled."""
+        with self._lock:
+            self._stopping = True
+            unfinished = list(self._owners)
+        for run_id in unfinished:
+            RunControl(self._memory, run_id, DEFAULT_TTL_SECONDS).request_cancel(time.time())
+            self.cancel_requested(run_id)
+        if self._pacer is not None:
+            self._pacer.wake_all()
+        self._pool.shutdown(wait=True)
+        return len(unfinished)
+
+    # ---- internals -----------------------------------------------------------------------------
+
+    def _release(self, run_id: str) -> None:
+        with self._lock:
+            self._owners.pop(run_id, None)
+        if self._pacer is not None:
+            self._pacer.forget(run_id)
+
+    def _execute(self, state: RunState) -> None:
+        run_id, ttl = state.run_id, state.options.ttl_seconds
+        try:
+            self._runner.run(
+                state.person_a.name, state.person_b.name, state.options, run_id=run_id, sink=self._sink
+            )
+        except Exception:
+            # The state machine catches step failures itself; reaching here means the engine broke.
+            # The client still gets a terminal event (the same logical key as every ending).
+            log.exception("run crashed", extra={"runId": run_id})
+            data = {"code": "internal_error", "message": "the run stopped unexpectedly"}
+            end_run(
+                self._memory, self._sink, run_id, ttl, "error", data, at=time.time(), code="internal_error"
+            )
+        finally:
+            self._release(run_id)

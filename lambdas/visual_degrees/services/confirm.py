@@ -1,0 +1,71 @@
+"""Confirming a chain before claiming it (the corroborate_weak_edges knob).
+
+A face recognised at 80–94 % may be a lookalike: someone else, matched as this person. A pair proven
+only by photos with such a face that their captions do not name is *weak*. When the run graph
+connects A and B only through weak pairs, the run
+looks for a second photo of each weak pair on the chain (one pair search each, the pair's own query,
+which ranks photos of both first); a pair the search cannot confirm is doubted and never used, and
+the search goes on. Every photo shown for a chain still proves its pair under the evidence rule; the
+rule is only applied more strictly to which pairs may form the chain.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from itertools import pairwise
+
+from visual_degrees.domain.paths import edge_id
+from visual_degrees.domain.queries import pair_query
+from visual_degrees.services.evidence import record, search
+from visual_degrees.services.observe import Observed
+from visual_degrees.services.scope import RunScope
+
+MAX_CONFIRMATIONS = 3  # pair searches one step may spend confirming weak pairs
+
+
+def settle(scope: RunScope, tag: str, *, claimed: bool = False) -> tuple[bool, Observed]:
+    """May the run finish now? (reached, what the confirming searches observed, for budget flags).
+
+    `claimed`: the step proved the final link itself (the seed's way to finish). Each confirmation
+    is journalled under `tag`, so a re-run step replays the same searches and the same events.
+    """
+    knobs = scope.knobs
+    state = scope.state
+    a, b, hops = state.person_a.key, state.person_b.key, scope.options.max_hops
+    if not knobs.record_all_edges:
+        return claimed, Observed()
+    strong = scope.knobs.strong_confidence
+    if strong is None:
+        return claimed or scope.graph.connects(a, b, hops), Observed()
+    last = Observed()
+    for attempt in range(MAX_CONFIRMATIONS):
+        pick = scope.decide(f"confirm.{tag}.{attempt}", partial(_weak_pair, scope, strong))
+        if pick is None:
+            break
+        x, y = (scope.person(k) for k in pick)
+        scope.status(f"Confirming {x.name} — {y.name}: looking for a second photo of them together")
+        last = search(scope, pair_query(x.name, y.name))
+        record(scope, last, frontier=None, focus={x.key, y.key})
+        if not scope.graph.trusted(x.key, y.key, strong):
+            scope.frontier.doubt(x.key, y.key)
+        if last.exhausted:
+            break
+    return scope.graph.connects(a, b, hops, strong), last
+
+
+def _weak_pair(scope: RunScope, strong: float) -> list[str] | None:
+    """The first unconfirmed weak pair on a chain A..B through pairs not doubted, or None when a
+    trusted chain exists already or no chain does."""
+    state = scope.state
+    a, b, hops = state.person_a.key, state.person_b.key, scope.options.max_hops
+    graph = scope.graph
+    if graph.connects(a, b, hops, strong):
+        return None
+    doubted = scope.frontier.doubted()
+    chain = graph.chain(a, b, hops, lambda x, y: edge_id(x, y) not in doubted)
+    if chain is None:
+        return None
+    for x, y in pairwise(chain):
+        if not graph.trusted(x, y, strong):
+            return [x, y]
+    return None

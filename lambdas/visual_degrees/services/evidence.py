@@ -1,0 +1,153 @@
+"""Turning observed photos into candidates, verified edges and `evidence` events."""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from itertools import combinations
+
+from visual_degrees.domain.models import Edge, Evidence, Face
+from visual_degrees.domain.paths import edge_id
+from visual_degrees.domain.titles import mentions, not_a_portrait
+from visual_degrees.services.observe import Observation, Observed, observe
+from visual_degrees.services.scope import RunScope
+
+
+def search(scope: RunScope, query: str, *, skip_portraits_of: Collection[str] = ()) -> Observed:
+    """observe() as the run's strategy has it: concurrent recognition, the cross-run cache, and (for
+    discovery and bridging) no paid recognition of results titled as portraits of those named."""
+    knobs = scope.knobs
+    worth = not_a_portrait(list(skip_portraits_of)) if knobs.skip_portraits and skip_portraits_of else None
+    return observe(scope, query, parallel=knobs.parallel_images, shared=knobs.shared_cache, worth=worth)
+
+
+def evidence_of(obs: Observation, a: Face | None, b: Face) -> Evidence:
+    """The photo as evidence for a–b (`a` may be absent: a sighting near the frontier, not a proof)."""
+    return Evidence(
+        image_url=obs.hit.image_url,
+        page_url=obs.hit.page_url,
+        title=obs.hit.title,
+        sha256=obs.sha256,
+        query=obs.query,
+        confidence_a=a.confidence if a else 0.0,
+        confidence_b=b.confidence,
+        id_a=a.celebrity_id if a else "",
+        id_b=b.celebrity_id,
+        box_a=a.box if a else None,
+        box_b=b.box,
+    )
+
+
+def accept_edge(scope: RunScope, a: str, b: str, evidence: Evidence, *, card: bool = True) -> Edge:
+    """Add a verified co-appearance to the run graph; announce it (`card`) the first time the pair is
+    proven. Without a card the edge still counts; S6 shows the cards of the chain it returns.
+
+    With the evidence graph, carded edges (those touching the people a search was about, where a later
+    question is likeliest to pass again) are also kept for later runs; S6 keeps its chain's."""
+    edge = Edge(a=a, b=b, name_a=scope.person(a).name, name_b=scope.person(b).name, evidence=evidence)
+    if scope.graph.add(edge, vouched=beyond_doubt(scope, edge)) and card:
+        announce(scope, edge)
+    if card and scope.knobs.evidence_graph:
+        scope.shared.remember_edge(edge)
+    return edge
+
+
+def beyond_doubt(scope: RunScope, edge: Edge) -> bool:
+    """Does this photo alone settle the pair? Each face is matched at >= the strategy's strong
+    confidence, or named by the photo's caption (see confirm.py)."""
+    strong = scope.knobs.strong_confidence
+    if strong is None:
+        return True
+    ev = edge.evidence
+    return all(
+        confidence >= strong or mentions(ev.title, name)
+        for confidence, name in ((ev.confidence_a, edge.name_a), (ev.confidence_b, edge.name_b))
+    )
+
+
+def announce(scope: RunScope, edge: Edge) -> None:
+    scope.emit("evidence", card_of(edge), key=f"edge:{edge_id(edge.a, edge.b)}")
+
+
+def card_of(edge: Edge) -> dict[str, object]:
+    ev = edge.evidence
+    return {
+        "from": edge.name_a,
+        "to": edge.name_b,
+        "fromKey": edge.a,
+        "toKey": edge.b,
+        "imageUrl": ev.image_url,
+        "pageUrl": ev.page_url,
+        "title": ev.title,
+        "confidenceA": ev.confidence_a,
+        "confidenceB": ev.confidence_b,
+        "confidence": round(edge.confidence, 2),
+        "query": ev.query,
+    }
+
+
+def record(scope: RunScope, observed: Observed, frontier: str | None, focus: Collection[str] = ()) -> None:
+    """Count who appears near `frontier` (candidates), and add proven pairs to the run graph.
+
+    With record_all_edges every pair in every photo joins the graph; only pairs touching `focus` (the
+    people the search was about) get an evidence card now, so the event stream stays readable.
+    """
+    record_all = scope.knobs.record_all_edges
+    for obs in observed.observations:
+        people = scope.people(obs.faces)
+        if record_all:
+            for a, b in combinations(sorted(people), 2):
+                shown = a in focus or b in focus
+                accept_edge(scope, a, b, evidence_of(obs, people[a], people[b]), card=shown)
+        if frontier is None or (record_all and frontier not in people):
+            continue  # ours counts only proven neighbours; the seed also counts bare sightings
+        if not scope.frontier.first_sighting(frontier, obs.sha256):
+            continue
+        anchor = people.get(frontier)
+        for key, face in people.items():
+            if key == frontier or key == scope.state.person_a.key:
+                continue
+            scope.frontier.add_candidate_sighting(
+                frontier, scope.person(key), evidence_of(obs, anchor, face), proven=anchor is not None
+            )
+    scope.graph.flush()
+
+
+def find_pair(scope: RunScope, observed: Observed, a: str, b: str) -> Edge | None:
+    """The strongest photo among `observed` that shows both a and b at >= threshold, as an edge."""
+    best: tuple[float, Evidence] | None = None
+    for obs in observed.observations:
+        people = scope.people(obs.faces)
+        if a in people and b in people:
+            ev = evidence_of(obs, people[a], people[b])
+            if best is None or ev.strength > best[0]:
+                best = (ev.strength, ev)
+    if best is None:
+        return None
+    edge = accept_edge(scope, a, b, best[1])
+    scope.graph.flush()
+    return edge
+
+
+def graph_connects(scope: RunScope) -> bool:
+    """Does the run's verified graph already hold a chain A..B within max hops?"""
+    if not scope.knobs.record_all_edges:
+        return False
+    state = scope.state
+    strong = scope.knobs.strong_confidence
+    return scope.graph.connects(state.person_a.key, state.person_b.key, scope.options.max_hops, strong)
+
+
+def shown_edges(edges: list[Edge], chain: list[Edge] | None = None, limit: int = 300) -> list[Edge]:
+    """The edges a graph payload draws: the chain's first, then the strongest, at most `limit`, so a
+    run that verified thousands of pairs still fits one event (DynamoDB items stop at 400 KB)."""
+    first = {edge_id(e.a, e.b) for e in chain or []}
+    ordered = sorted(edges, key=lambda e: (edge_id(e.a, e.b) not in first, -e.confidence, e.a, e.b))
+    return ordered[:limit]
+
+
+def budget_flags(scope: RunScope, *observed: Observed) -> dict[str, object]:
+    """Which budget (if any) ended this step's spending: a refused reservation or the runtime."""
+    exhausted = next((o.exhausted for o in observed if o.exhausted), None)
+    if exhausted is None and scope.runtime_exceeded():
+        exhausted = "runtime"
+    return {"budget_exhausted": exhausted is not None, "exhausted": exhausted}

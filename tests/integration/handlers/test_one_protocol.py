@@ -1,0 +1,65 @@
+"""One use case serves the protocol on both servers: the deployed routes (handlers over moto) and the
+local server (real sockets on 127.0.0.1) hand every action to services/runs_api.RunsApi, so they
+answer alike from the same code, with only their adapters differing."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.integration.handlers.helpers import message
+from tests.support.ws_client import WsClient
+from tests.support.ws_server import running_server
+from visual_degrees.handlers import ws_get_run, ws_start_run
+from visual_degrees.sandbox import EXAMPLE_PAIR
+from visual_degrees.services.runs_api import Caller, RunsApi
+
+A, B = EXAMPLE_PAIR
+
+
+@pytest.fixture
+def served(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str]]:
+    """Every action the use case handles, as (client id, action)."""
+    seen: list[tuple[str, str]] = []
+    handle = RunsApi.handle
+
+    def spy(self: RunsApi, caller: Caller, message: Any) -> None:
+        seen.append((caller.client_id, message.action))
+        handle(self, caller, message)
+
+    monkeypatch.setattr(RunsApi, "handle", spy)
+    return seen
+
+
+def test_both_servers_answer_every_action_through_the_one_use_case(
+    aws, runtime, context, tmp_path: Path, served
+):
+    unknown = {"action": "getRun", "runId": "20260101T000000-000000"}
+    # Given the deployed route and the local server, each asked about a run nobody started
+    ws_get_run.handler(message("getRun", unknown), context)
+    deployed = aws.pushed("conn-1")
+    with running_server(tmp_path) as srv, WsClient(srv.ws_url) as client:
+        client.send("getRun", runId=unknown["runId"])
+        local = client.reply()
+        # And each starting a run, then asking about it
+        ws_start_run.handler(message("startRun", {"action": "startRun", "personA": A, "personB": B}), context)
+        accepted = aws.pushed("conn-1")[-1]
+        ws_get_run.handler(message("getRun", {"action": "getRun", "runId": accepted["runId"]}), context)
+        deployed_run = aws.pushed("conn-1")[-1]
+        local_run_id = client.start(A, B)["runId"]
+        client.send("getRun", runId=local_run_id)
+        local_run = client.reply()
+
+    # Then both refused the unknown run with the same reply
+    assert deployed == [local]
+    assert local["type"] == "error" and local["code"] == "run_not_found" and local["action"] == "getRun"
+    # And described their runs in the same shape (status by the one rule of domain/outcomes.py)
+    assert accepted["type"] == "runAccepted"
+    assert deployed_run["type"] == local_run["type"] == "run"
+    assert deployed_run.keys() == local_run.keys()
+    # And every one of those actions went through RunsApi, on either server
+    actions = [action for _, action in served]
+    assert actions.count("getRun") == 4 and actions.count("startRun") == 2
+    assert len({client for client, _ in served}) == 2  # the authorizer's client, the local connection
