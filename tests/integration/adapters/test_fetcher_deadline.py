@@ -8,6 +8,7 @@ so the tests show the cut without asserting on time.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -85,3 +86,19 @@ def test_the_deadline_covers_a_chain_of_slow_redirects(server: StaticImageServer
 def test_the_issues_7071_square_png_is_refused_over_the_wire(server: StaticImageServer) -> None:
     url = server.add("/big.png", solid_png(7071, 7071), "image/png")
     assert reason(lambda: SafeImageFetcher(guard=LOOPBACK).fetch(url)) == "too_many_pixels"
+
+
+def test_eight_fetches_at_once_through_one_fetcher_all_arrive(server: StaticImageServer) -> None:
+    # Downloads in parallel, conversions queued on the fetcher's one decode thread.
+    webps = [photo_bytes(f"w{i}", size=(2400, 300), fmt="WEBP") for i in range(4)]
+    urls = [server.add(f"/{i}.webp", data, "image/webp") for i, data in enumerate(webps)]
+    urls += [server.add(f"/{i}.jpg", photo_bytes(f"j{i}")) for i in range(4)]
+    shared = SafeImageFetcher(guard=LOOPBACK)
+    try:
+        with ThreadPoolExecutor(max_workers=8) as pool:
+            fetched = list(pool.map(shared.fetch, urls))
+    finally:
+        shared.close()
+    assert [(f.width, f.height) for f in fetched[:4]] == [(1920, 240)] * 4
+    assert [(f.width, f.height) for f in fetched[4:]] == [(320, 240)] * 4
+    assert len({f.sha256 for f in fetched}) == 8

@@ -13,6 +13,7 @@ import httpx
 import pytest
 
 from tests.support.fake_wire_servers import photo_bytes
+from tests.unit.adapters.image_helpers import CountingExecutor
 from visual_degrees.adapters.image_convert import ImageLimits, ImageRejected
 from visual_degrees.adapters.image_fetcher import FetchLimits, SafeImageFetcher
 from visual_degrees.adapters.net_guard import AddressGuard, parse_networks
@@ -406,3 +407,18 @@ def test_a_later_hop_may_wait_only_for_what_is_left_of_the_deadline() -> None:
     first, second = (r.extensions["timeout"] for r in web.requests)
     assert (first["connect"], first["read"]) == (3.0, 5.0)
     assert max(second.values()) == pytest.approx(2.0)
+
+
+# ---- where conversions run --------------------------------------------------------------------
+
+
+def test_conversions_run_on_the_fetchers_decoder_and_pass_throughs_skip_it() -> None:
+    decoder = CountingExecutor()
+    webp = photo_bytes("webp", fmt="WEBP")
+    web = Web({"photos.example/a.jpg": image(), "photos.example/b.webp": image(webp, "image/webp")})
+    client = httpx.Client(transport=httpx.MockTransport(web), follow_redirects=False)
+    f = SafeImageFetcher(resolver=FakeDNS({"photos.example": [PUBLIC]}), client=client, decoder=decoder)
+    assert f.fetch("http://photos.example/a.jpg").data == JPEG
+    assert decoder.submitted == 0
+    assert f.fetch("http://photos.example/b.webp").content_type == "image/jpeg"
+    assert decoder.submitted == 1
