@@ -1,14 +1,16 @@
 """Turn downloaded bytes into an image Rekognition accepts: JPEG or PNG, <= 5 MB, >= 80 px a side.
 
-JPEG and PNG already within limits pass through byte for byte (no decoding, no quality loss).
-Everything else (WebP, GIF, AVIF, BMP, TIFF, CMYK JPEG, anything larger than `max_side`) is
-decoded once, downscaled and re-encoded as JPEG. Only a short list of decoders is enabled: Pillow
-can hand some formats (EPS) to external programs.
+JPEG and PNG that Rekognition takes as they are (<= 5 MB, at most `pass_max_side` = 4096 px a
+side, the most we have always sent) pass through byte for byte: no decoding, no CPU, no quality
+loss. Everything else (WebP, GIF, AVIF, BMP, TIFF, CMYK JPEG, larger or heavier JPEG/PNG) is
+decoded once, downscaled to `max_side` and re-encoded as JPEG. Only a short list of decoders is
+enabled: Pillow can hand some formats (EPS) to external programs.
 
 Memory is bounded by what is decoded, never by what a header declares:
-- `max_side` (1920): Rekognition finds faces down to 40x40 px in a 1920x1080 image and needs
-  proportionally larger faces in larger ones, so it gains nothing from a longer side. We shrink
-  to it (unless that would take the short side under `min_side`: a panorama keeps its height).
+- `max_side` (1920), the longest side of a converted image: Rekognition finds faces down to
+  40x40 px in a 1920x1080 image and needs proportionally larger faces in larger ones, so it gains
+  nothing from a longer side. We shrink to it (unless that would take the short side under
+  `min_side`: a panorama keeps its height).
 - `max_pixels` (16 MP): the most pixels a decoder may hold at full resolution, checked on the
   header before a byte of pixel data is decoded. A baseline JPEG is decoded at 1/2, 1/4 or 1/8
   scale (libjpeg's `draft`), so it is the scaled size that counts and a 100 MP JPEG is fine; a
@@ -64,7 +66,8 @@ class ImageRejected(ProviderError):
 class ImageLimits:
     max_bytes: int = 5 * 1024 * 1024  # Rekognition's limit for image bytes
     min_side: int = 80  # Rekognition's minimum
-    max_side: int = 1920  # Rekognition's own working scale (see the module docstring)
+    max_side: int = 1920  # of a converted image: Rekognition's own working scale (see above)
+    pass_max_side: int = 4096  # JPEG/PNG up to this (and max_bytes) are sent as they are
     max_pixels: int = 16_000_000  # decoded at full resolution; 4000x4000, a 5K screenshot
     jpeg_quality: int = 88
 
@@ -140,7 +143,7 @@ def _pass_through(image: Image.Image, data: bytes, limits: ImageLimits) -> Prepa
         )
     fmt = image.format or ""
     plain = fmt == "PNG" or (fmt == "JPEG" and image.mode in ("RGB", "L"))  # e.g. not CMYK JPEG
-    if plain and len(data) <= limits.max_bytes and max(width, height) <= limits.max_side:
+    if plain and len(data) <= limits.max_bytes and max(width, height) <= limits.pass_max_side:
         return Prepared(data, PASS_THROUGH[fmt], width, height, converted=False)
     return None
 

@@ -83,7 +83,7 @@ def test_cmyk_jpeg_is_re_encoded_as_rgb() -> None:
 
 def test_huge_dimensions_are_downscaled_to_the_longest_side_limit() -> None:
     data = photo_bytes("wide", size=(3000, 1000))
-    prepared = prepare_for_recognition(data, ImageLimits(max_side=1500))
+    prepared = prepare_for_recognition(data, ImageLimits(max_side=1500, pass_max_side=1500))
     assert (prepared.width, prepared.height) == (1500, 500)
     assert decoded(prepared.data).size == (1500, 500)
 

@@ -1,7 +1,8 @@
 """Hostile images: each is refused by name before decoding, or decoded bounded and downscaled.
 
 What the converter may decode is bounded by `max_pixels` (pixels held at full resolution), not by
-what a header declares; what it sends is at most `max_side` on the longest side. Memory and time
+what a header declares; what it converts comes out at most `max_side` on the longest side (JPEG
+and PNG that need no conversion pass through up to `pass_max_side`). Memory and time
 figures are measured by scripts/image_limits.py, not asserted here.
 """
 
@@ -36,6 +37,14 @@ def refusal(data: bytes, limits: ImageLimits | None = None) -> ImageRejected:
     return caught.value
 
 
+def test_jpeg_and_png_rekognition_takes_as_they_are_pass_through_up_to_4096_px() -> None:
+    # A 4000x4000 PNG of 100 KB: Rekognition takes it, so it is neither decoded nor changed
+    data = solid_png(4000, 4000)
+    prepared = prepare_for_recognition(data)
+    assert prepared.data == data
+    assert (prepared.width, prepared.height, prepared.converted) == (4000, 4000, False)
+
+
 # ---- the issue's images -------------------------------------------------------------------------
 
 
@@ -65,21 +74,21 @@ def test_the_same_refusal_comes_before_any_pixel_is_decoded(png_7071: bytes) -> 
 
 
 def test_a_large_png_under_the_decode_cap_comes_back_downscaled() -> None:
-    data = solid_png(2500, 2000, bytes((10, 200, 30)))
+    data = solid_png(4500, 3000, bytes((10, 200, 30)))  # 13.5 MP: decoded, over 4096 px: converted
     prepared = prepare_for_recognition(data)
-    assert (prepared.width, prepared.height) == (1920, 1536)
+    assert (prepared.width, prepared.height) == (1920, 1280)
     assert prepared.content_type == "image/jpeg"
     image = decoded(prepared.data)
-    assert image.size == (1920, 1536)
-    pixel = image.getpixel((960, 768))
+    assert image.size == (1920, 1280)
+    pixel = image.getpixel((960, 640))
     assert isinstance(pixel, tuple)
     assert pixel[1] > 150 and pixel[0] < 60  # still the picture, not a blank
 
 
 def test_a_half_transparent_png_is_downscaled_then_flattened_onto_white() -> None:
-    data = solid_png(2400, 1200, bytes((0, 0, 0, 0)))  # fully transparent black
+    data = solid_png(4800, 1200, bytes((0, 0, 0, 0)))  # fully transparent black
     prepared = prepare_for_recognition(data)
-    assert (prepared.width, prepared.height) == (1920, 960)
+    assert (prepared.width, prepared.height) == (1920, 480)
     pixel = decoded(prepared.data).getpixel((10, 10))
     assert isinstance(pixel, tuple)
     assert min(pixel) > 240
@@ -117,8 +126,9 @@ def test_a_progressive_jpeg_counts_at_full_size(grey_8000x6000: Image.Image) -> 
 def test_the_scaled_size_is_what_the_cap_is_checked_against() -> None:
     # 2400x1600 needs 1200x800 decoded to give 700 px (1/2 scale); 1/4 would give only 600 px.
     data = photo_bytes("draft", size=(2400, 1600))
-    assert prepare_for_recognition(data, ImageLimits(max_side=700, max_pixels=960_000)).width == 700
-    rejected = refusal(data, ImageLimits(max_side=700, max_pixels=959_999))
+    fits = ImageLimits(max_side=700, pass_max_side=700, max_pixels=960_000)
+    assert prepare_for_recognition(data, fits).width == 700
+    rejected = refusal(data, ImageLimits(max_side=700, pass_max_side=700, max_pixels=959_999))
     assert rejected.reason == "too_many_pixels"
     assert "1200x800" in rejected.message
 
@@ -127,15 +137,15 @@ def test_exif_orientation_is_applied_after_downscaling() -> None:
     exif = Image.Exif()
     exif[0x0112] = 6  # rotate 90° clockwise to view
     data = encode(Image.new("RGB", (400, 200), (90, 90, 90)), "JPEG", exif=exif.tobytes())
-    prepared = prepare_for_recognition(data, ImageLimits(max_side=300))
+    prepared = prepare_for_recognition(data, ImageLimits(max_side=300, pass_max_side=300))
     assert (prepared.width, prepared.height) == (150, 300)
     assert decoded(prepared.data).size == (150, 300)
 
 
 def test_a_panorama_keeps_its_short_side_at_the_minimum() -> None:
-    data = photo_bytes("pano", size=(4000, 100), fmt="PNG")
+    data = photo_bytes("pano", size=(6000, 100), fmt="PNG")
     prepared = prepare_for_recognition(data)
-    assert (prepared.width, prepared.height) == (3200, 80)
+    assert (prepared.width, prepared.height) == (4800, 80)
 
 
 # ---- other formats: decoded at full size, so the cap applies to what they declare --------------
@@ -180,13 +190,14 @@ def test_truncated_images_that_must_be_decoded_are_refused_as_undecodable(
     fmt: str, size: tuple[int, int]
 ) -> None:
     data = photo_bytes("cut", size=size, fmt=fmt)
-    assert refusal(data[: len(data) * 2 // 3]).reason in {"undecodable", "unsupported_format"}
+    must_convert = ImageLimits(pass_max_side=1920)  # else a JPEG/PNG this size passes through as is
+    assert refusal(data[: len(data) * 2 // 3], must_convert).reason in {"undecodable", "unsupported_format"}
 
 
 def test_corrupt_pixel_data_is_refused_as_undecodable() -> None:
     data = bytearray(photo_bytes("garbled", size=(2400, 1800), fmt="PNG"))
     data[200:4000] = (bytes(range(256)) * 15)[:3800]  # inside the compressed pixels
-    assert refusal(bytes(data)).reason == "undecodable"
+    assert refusal(bytes(data), ImageLimits(pass_max_side=1920)).reason == "undecodable"
 
 
 # ---- where the work runs -----------------------------------------------------------------------
@@ -197,7 +208,7 @@ def test_conversions_run_on_the_given_decoder_and_pass_throughs_do_not() -> None
     passed = prepare_for_recognition(photo_bytes("small"), decoder=decoder)
     assert passed.converted is False
     assert decoder.submitted == 0
-    converted = prepare_for_recognition(photo_bytes("big", size=(2400, 1600)), decoder=decoder)
+    converted = prepare_for_recognition(photo_bytes("webp", fmt="WEBP"), decoder=decoder)
     assert converted.converted is True
     assert decoder.submitted == 1
 
