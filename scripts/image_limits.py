@@ -3,10 +3,11 @@
     python scripts/image_limits.py                      # every case
     python scripts/image_limits.py --cases png-7071,drip-body --json
 
-A server on 127.0.0.1 serves generated images: a solid-colour 7071x7071 PNG (~200 KB), a
+A server on 127.0.0.1 serves generated images: a solid-colour 7071x7071 PNG (160 KB), a
 half-transparent 4000x4000 PNG and a 4000x4000 WebP (at the 16 MP decode cap), 7000x7000
 JPEGs (baseline and progressive), a 5000x5000 WebP, a 300-frame GIF, a JPEG body dripped at one
-byte a second, headers dripped the same way, and ordinary photos. For each case a fresh Python
+byte a second, headers dripped the same way, and ordinary photos (1600x1200 JPEG, 1200x900 PNG,
+a 3000x2000 press JPEG, a 9 MB 6000x4000 camera JPEG). For each case a fresh Python
 process builds the fetcher exactly as a live run does (`build_fetcher(Settings(...))`, only
 127.0.0.1 allow-listed), fetches the case's image eight times at once (the fetch pool's size) and
 reports its peak RSS (VmHWM) and the longest fetch. `mixed` fetches eight different images at
@@ -106,6 +107,7 @@ def build_images(cache: Path) -> dict[str, Served]:
         "webp-5000": ("image/webp", lambda: encode(scene(5000, 5000), "WEBP", quality=70)),
         "gif-300-frames": ("image/gif", lambda: animated_gif(1000, 800, 300)),
         "photo-jpeg": ("image/jpeg", lambda: encode(scene(1600, 1200), "JPEG", quality=85)),
+        "press-jpeg": ("image/jpeg", lambda: encode(scene(3000, 2000), "JPEG", quality=85)),
         "camera-jpeg": ("image/jpeg", lambda: encode(scene(6000, 4000), "JPEG", quality=90)),
         "photo-png": ("image/png", lambda: encode(scene(1200, 900), "PNG")),
     }
@@ -182,6 +184,7 @@ def serve(images: dict[str, Served], drip_interval: float, drip_seconds: float) 
 CASES: dict[str, list[str]] = {
     "photo-jpeg": ["photo-jpeg"] * POOL,
     "photo-png": ["photo-png"] * POOL,
+    "press-jpeg": ["press-jpeg"] * POOL,
     "camera-jpeg": ["camera-jpeg"] * POOL,
     "png-7071": ["png-7071"] * POOL,
     "png-4000-rgba": ["png-4000-rgba"] * POOL,
