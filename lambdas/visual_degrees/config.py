@@ -103,8 +103,9 @@ class Settings(BaseSettings):
         default=REKOGNITION_MAX_IMAGE_BYTES, ge=64 * 1024, le=REKOGNITION_MAX_IMAGE_BYTES
     )
     image_min_side: int = Field(default=REKOGNITION_MIN_SIDE, ge=REKOGNITION_MIN_SIDE, le=1024)
-    image_max_side: int = Field(default=4096, ge=256, le=16_384)
-    image_max_pixels: int = Field(default=50_000_000, ge=1_000_000, le=200_000_000)
+    # Longest side sent to Rekognition, and pixels decoded at full size (see adapters/image_convert).
+    image_max_side: int = Field(default=1920, ge=256, le=16_384)
+    image_max_pixels: int = Field(default=16_000_000, ge=1_000_000, le=200_000_000)
     # Networks the fetcher may reach although they are not public (tests, on-premises proxies).
     # Comma-separated CIDRs; empty by default. Logged whenever a fetcher is built with it.
     fetch_allow_networks: Annotated[tuple[IPNetwork, ...], NoDecode] = ()

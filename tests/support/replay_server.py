@@ -25,7 +25,7 @@ from websockets.datastructures import Headers
 from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
 
-from visual_degrees.local.http_static import StaticSite
+from visual_degrees.local.server.http_static import StaticSite
 from visual_degrees.protocol import CancelRun, ProtocolError, StartRun, Subscribe, error_reply, parse_message
 
 GUARD_SECONDS = 30.0  # a deadlock guard for threads, never a timing assertion

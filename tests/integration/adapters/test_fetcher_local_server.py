@@ -25,7 +25,7 @@ def fetcher(*, max_bytes: int = 20 * 1024 * 1024, read_timeout: float = 2.0) -> 
     limits = FetchLimits(
         max_bytes=max_bytes, connect_timeout=2.0, read_timeout=read_timeout, total_timeout=10.0
     )
-    return SafeImageFetcher(limits, ImageLimits(max_side=1024), guard=LOOPBACK)
+    return SafeImageFetcher(limits, ImageLimits(max_side=1024, pass_max_side=1024), guard=LOOPBACK)
 
 
 def reason(call: Callable[[], object]) -> str:

@@ -15,9 +15,10 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
+from tests.integration.adapters.drip_server import DripServer, reply
 from tests.support.fake_wire_servers import StaticImageServer, photo_bytes
 from visual_degrees.adapters.live.image_convert import ImageRejected
-from visual_degrees.adapters.live.image_fetcher import SafeImageFetcher
+from visual_degrees.adapters.live.image_fetcher import FetchLimits, SafeImageFetcher
 from visual_degrees.adapters.live.net_guard import AddressGuard, parse_networks
 
 NAME = "photos.example"
@@ -74,10 +75,11 @@ def https_server(pki: tuple[ssl.SSLContext, ssl.SSLContext]) -> Iterator[StaticI
         yield server
 
 
-def fetcher(client_tls: ssl.SSLContext) -> SafeImageFetcher:
+def fetcher(client_tls: ssl.SSLContext, limits: FetchLimits | None = None) -> SafeImageFetcher:
     # Fake DNS: every name is the local server, which the allowlist admits for this test only.
     client = httpx.Client(verify=client_tls, trust_env=False, timeout=5.0)
     return SafeImageFetcher(
+        limits,
         guard=AddressGuard(allow=parse_networks(["127.0.0.1/32"])),
         resolver=lambda _host, _port: ["127.0.0.1"],
         client=client,
@@ -111,3 +113,19 @@ def test_an_untrusted_certificate_is_refused(https_server: StaticImageServer) ->
     with pytest.raises(ImageRejected):
         fetcher(ssl.create_default_context()).fetch(f"https://{NAME}:{https_server.port}/a.jpg")
     assert https_server.requests == []
+
+
+def test_dripping_tls_headers_are_cut_at_the_total_deadline(
+    pki: tuple[ssl.SSLContext, ssl.SSLContext],
+) -> None:
+    # Given an HTTPS peer dripping its headers a byte every 10 ms (3 s of them)
+    head, body = reply(photo_bytes("tls-drip"), padding=300)
+    with DripServer(head, body, drip="headers", tls=pki[0]) as server:
+        # When fetched by name with a 0.4 s deadline and a 2 s read timeout
+        limits = FetchLimits(read_timeout=2.0, total_timeout=0.4)
+        with pytest.raises(ImageRejected) as caught:
+            fetcher(pki[1], limits).fetch(f"https://{NAME}:{server.port}/a.jpg")
+        # Then the deadline shut the TLS connection mid-headers
+        assert caught.value.reason == "timeout"
+        assert server.client_left.wait(timeout=5)
+        assert 0 < server.sent < len(head)

@@ -83,7 +83,7 @@ def test_cmyk_jpeg_is_re_encoded_as_rgb() -> None:
 
 def test_huge_dimensions_are_downscaled_to_the_longest_side_limit() -> None:
     data = photo_bytes("wide", size=(3000, 1000))
-    prepared = prepare_for_recognition(data, ImageLimits(max_side=1500))
+    prepared = prepare_for_recognition(data, ImageLimits(max_side=1500, pass_max_side=1500))
     assert (prepared.width, prepared.height) == (1500, 500)
     assert decoded(prepared.data).size == (1500, 500)
 
@@ -107,10 +107,12 @@ def test_images_under_80_px_a_side_are_refused(size: tuple[int, int]) -> None:
 
 
 def test_pixel_count_is_checked_before_decoding() -> None:
-    assert (
-        rejected_reason(photo_bytes("px", size=(400, 400)), ImageLimits(max_pixels=100_000))
-        == "too_many_pixels"
-    )
+    # A WebP must be decoded (to become JPEG), so the decode cap applies to it...
+    webp = photo_bytes("px", size=(400, 400), fmt="WEBP")
+    assert rejected_reason(webp, ImageLimits(max_pixels=100_000)) == "too_many_pixels"
+    # ...while a JPEG that passes through is never decoded by us, whatever the cap.
+    jpeg = photo_bytes("px", size=(400, 400))
+    assert prepare_for_recognition(jpeg, ImageLimits(max_pixels=100_000)).data == jpeg
 
 
 def png_header_only(width: int, height: int) -> bytes:

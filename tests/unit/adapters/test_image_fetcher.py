@@ -6,12 +6,14 @@ DNS is faked: names resolve to whatever each test says, including private addres
 from __future__ import annotations
 
 import hashlib
+import time
 from collections.abc import Callable, Iterator
 
 import httpx
 import pytest
 
 from tests.support.fake_wire_servers import photo_bytes
+from tests.unit.adapters.image_helpers import CountingExecutor
 from visual_degrees.adapters.live.image_convert import ImageLimits, ImageRejected
 from visual_degrees.adapters.live.image_fetcher import FetchLimits, SafeImageFetcher
 from visual_degrees.adapters.live.net_guard import AddressGuard, parse_networks
@@ -331,3 +333,92 @@ def test_a_compressed_body_is_refused_before_decoding() -> None:
     web = Web({"photos.example/a.jpg": gzipped})
     f = fetcher(web, FakeDNS({"photos.example": [PUBLIC]}))
     assert reason(lambda: f.fetch("http://photos.example/a.jpg")) == "encoded_body"
+
+
+# ---- the total deadline --------------------------------------------------------------------------
+
+
+def test_a_trickling_body_is_abandoned_at_the_total_deadline() -> None:
+    # Given a body that keeps coming, a byte at a time, well within any read timeout
+    produced: list[int] = []
+
+    def trickle(_request: httpx.Request) -> httpx.Response:
+        def body() -> Iterator[bytes]:
+            for _ in range(200):  # 4 s in all, if nothing stopped it
+                produced.append(1)
+                time.sleep(0.02)
+                yield b"\xff"
+
+        return httpx.Response(200, headers={"Content-Type": "image/jpeg"}, content=body())
+
+    web = Web({"photos.example/a.jpg": trickle})
+    limits = FetchLimits(read_timeout=5.0, total_timeout=0.3)
+    f = fetcher(web, FakeDNS({"photos.example": [PUBLIC]}), limits=limits)
+    # Then the whole body shares the 0.3 s: the fetch gives up long before the 200th byte
+    assert reason(lambda: f.fetch("http://photos.example/a.jpg")) == "timeout"
+    assert 0 < len(produced) < 200
+
+
+def clocked_fetcher(web: Web, now: list[float]) -> SafeImageFetcher:
+    client = httpx.Client(transport=httpx.MockTransport(web), follow_redirects=False)
+    return SafeImageFetcher(
+        FetchLimits(connect_timeout=3.0, read_timeout=5.0, total_timeout=15.0),
+        resolver=FakeDNS({"photos.example": [PUBLIC]}),
+        client=client,
+        clock=lambda: now[0],
+    )
+
+
+def test_the_deadline_spans_every_redirect() -> None:
+    # Given hops that take 6 s each (by the fetcher's clock), against a 15 s deadline
+    now = [0.0]
+
+    def slow_redirect(target: str) -> Callable[[httpx.Request], httpx.Response]:
+        def answer(_request: httpx.Request) -> httpx.Response:
+            now[0] += 6.0
+            return httpx.Response(302, headers={"Location": target})
+
+        return answer
+
+    web = Web(
+        {
+            "photos.example/0": slow_redirect("/1"),
+            "photos.example/1": slow_redirect("/2"),
+            "photos.example/2": slow_redirect("/3"),
+            "photos.example/3": image(),
+        }
+    )
+    # Then the third hop ends it (18 s), though each hop alone was quick enough
+    assert reason(lambda: clocked_fetcher(web, now).fetch("http://photos.example/0")) == "timeout"
+    assert len(web.requests) == 3
+
+
+def test_a_later_hop_may_wait_only_for_what_is_left_of_the_deadline() -> None:
+    # Given a first hop that used 13 of the 15 s
+    now = [0.0]
+
+    def slow_redirect(_request: httpx.Request) -> httpx.Response:
+        now[0] += 13.0
+        return httpx.Response(302, headers={"Location": "/b.jpg"})
+
+    web = Web({"photos.example/a.jpg": slow_redirect, "photos.example/b.jpg": image()})
+    clocked_fetcher(web, now).fetch("http://photos.example/a.jpg")
+    # Then the second request's connect and read timeouts are at most the 2 s left, not 3 and 5
+    first, second = (r.extensions["timeout"] for r in web.requests)
+    assert (first["connect"], first["read"]) == (3.0, 5.0)
+    assert max(second.values()) == pytest.approx(2.0)
+
+
+# ---- where conversions run --------------------------------------------------------------------
+
+
+def test_conversions_run_on_the_fetchers_decoder_and_pass_throughs_skip_it() -> None:
+    decoder = CountingExecutor()
+    webp = photo_bytes("webp", fmt="WEBP")
+    web = Web({"photos.example/a.jpg": image(), "photos.example/b.webp": image(webp, "image/webp")})
+    client = httpx.Client(transport=httpx.MockTransport(web), follow_redirects=False)
+    f = SafeImageFetcher(resolver=FakeDNS({"photos.example": [PUBLIC]}), client=client, decoder=decoder)
+    assert f.fetch("http://photos.example/a.jpg").data == JPEG
+    assert decoder.submitted == 0
+    assert f.fetch("http://photos.example/b.webp").content_type == "image/jpeg"
+    assert decoder.submitted == 1
