@@ -11,6 +11,8 @@ from visual_degrees.adapters.live.planner_prompt import (
     DATA_TAG,
     SYSTEM_INSTRUCTION,
     build_prompt,
+    estimate_tokens,
+    json_objects,
     parse_reply_text,
     prompt_data,
     wire_schema,
@@ -91,6 +93,9 @@ def test_wire_schema_names_exactly_the_reply_fields() -> None:
         ('{"nextCandidates": ["Meg Ryan"], "searchQueries": [], "narration": "n"}', "Meg Ryan"),
         ('```json\n{"nextCandidates": ["Meg Ryan"]}\n```', "Meg Ryan"),
         ('  {"nextCandidates": ["A"], "extra": 1}  ', "A"),
+        ('Sure! Here it is:\n```json\n{"nextCandidates": ["B"]}\n```\nAnything else?', "B"),
+        ('<think>{"scratch": 1} maybe {nope</think>{"nextCandidates": ["C"], "narration": "{x}"}', "C"),
+        ('{"nextCandidates": ["D"], "narration": "n"} and again {"nextCandidates": ["E"]}', "D"),
     ],
 )
 def test_reply_text_is_parsed(text: str, first: str) -> None:
@@ -100,7 +105,29 @@ def test_reply_text_is_parsed(text: str, first: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "text", [None, "", "Sure! Here is my plan.", "[1, 2]", '{"nextCandidates": "Meg Ryan"}', "{"]
+    "text",
+    [
+        None,
+        "",
+        "Sure! Here is my plan.",
+        "[1, 2]",
+        '{"nextCandidates": "Meg Ryan"}',
+        "{",
+        '{"answer": "Meg Ryan"}',
+        # the first object with a reply key decides: a malformed one is not skipped for a later one
+        '{"nextCandidates": 3} {"nextCandidates": ["Meg Ryan"]}',
+    ],
 )
 def test_unusable_reply_text_is_none(text: str | None) -> None:
     assert parse_reply_text(text) is None
+
+
+def test_prose_full_of_braces_is_scanned_cheaply() -> None:
+    assert parse_reply_text("{" * 100_000) is None
+    assert list(json_objects("a {b} c {1: 2}")) == []
+    assert list(json_objects('x {"a": {"b": 1}} y {"c": 2}')) == [{"a": {"b": 1}}, {"c": 2}]
+
+
+def test_tokens_are_estimated_at_four_characters_each() -> None:
+    assert estimate_tokens("a" * 40, None, "b" * 8) == 12
+    assert estimate_tokens() == 0

@@ -11,6 +11,7 @@ offered candidates and template queries: the worst a hostile name can do is wast
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -85,21 +86,50 @@ def wire_schema() -> dict[str, Any]:
 
 
 def parse_reply_text(text: str | None) -> PlannerWireReply | None:
-    """The reply parsed from raw model text (tolerating a ```json fence), or None if it is not one."""
+    """The reply found in raw model text, or None if there is none.
+
+    Models asked for JSON still wrap it: a ```json fence, a sentence before or after, a reasoning
+    block (<think>...</think>) first. The reply is the first JSON object in the text that has one
+    of the reply's keys; if that object does not fit the reply's types, there is no reply (the
+    model's answer was malformed, and a later object is not more likely to be what it meant)."""
     if not text:
         return None
-    body = text.strip()
-    if body.startswith("```"):
-        body = body.strip("`").strip()
-        if body.lower().startswith("json"):
-            body = body[4:]
-    try:
-        value = json.loads(body)
-    except json.JSONDecodeError:
-        return None
-    if not isinstance(value, dict):
-        return None
-    try:
-        return PlannerWireReply.model_validate(value)
-    except ValueError:
-        return None
+    for value in json_objects(text):
+        if not _REPLY_KEYS.intersection(value):
+            continue
+        try:
+            return PlannerWireReply.model_validate(value)
+        except ValueError:
+            return None
+    return None
+
+
+_REPLY_KEYS = frozenset(PlannerWireReply.model_fields)
+_SCAN_CHARS = 64 * 1024  # a reply is at most a few thousand characters; never scan a runaway one
+_SCAN_STARTS = 200  # "{" positions tried, so prose full of braces stays cheap
+
+
+def json_objects(text: str) -> Iterator[dict[str, Any]]:
+    """The JSON objects embedded in `text`, outermost only, in order of appearance."""
+    decoder = json.JSONDecoder()
+    body = text[:_SCAN_CHARS]
+    position, starts = 0, 0
+    while starts < _SCAN_STARTS:
+        start = body.find("{", position)
+        if start < 0:
+            return
+        starts += 1
+        try:
+            value, end = decoder.raw_decode(body, start)
+        except json.JSONDecodeError:
+            position = start + 1
+            continue
+        if isinstance(value, dict):
+            yield value
+        position = end
+
+
+def estimate_tokens(*texts: str | None) -> int:
+    """Tokens of `texts` when a provider does not report usage: about four characters a token,
+    the rule the sandbox planner counts by too."""
+    return sum(len(t) for t in texts if t) // 4
