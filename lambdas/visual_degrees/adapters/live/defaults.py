@@ -7,6 +7,8 @@ each adapter uses its own constant here as its default too.
 
 from __future__ import annotations
 
+from typing import Final
+
 BRAVE_IMAGES_ENDPOINT = "https://api.search.brave.com/res/v1/images/search"
 GOOGLE_CSE_ENDPOINT = "https://www.googleapis.com/customsearch/v1"
 # Gemini 2.0 Flash / Flash-Lite were shut down on 2026-06-01 and 2.5 Flash retires on 2026-12-01;
@@ -14,5 +16,8 @@ GOOGLE_CSE_ENDPOINT = "https://www.googleapis.com/customsearch/v1"
 # deprecations page as read in 2026-11. Override with VD_GEMINI_MODEL.
 DEFAULT_GEMINI_MODEL = "gemini-3.8-flash"
 DEFAULT_BEDROCK_MODEL = "amazon.nova-lite-v1:0"
+# OpenAI-compatible servers have no default model or address (VD_OPENAI_MODEL, VD_OPENAI_BASE_URL);
+# structured output starts at a strict JSON schema and falls back when the server refuses it.
+DEFAULT_OPENAI_RESPONSE_FORMAT: Final = "json_schema"
 REKOGNITION_MAX_IMAGE_BYTES = 5 * 1024 * 1024  # RecognizeCelebrities limit for image bytes
 REKOGNITION_MIN_SIDE = 80
