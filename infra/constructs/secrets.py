@@ -16,8 +16,21 @@ from constructs import Construct
 from infra.nag import acknowledge
 from infra.settings import DeploymentSettings
 
-# JSON keys of the provider secret, as visual_degrees.config.SECRET_FIELDS reads them.
-PROVIDER_KEY_FIELDS = ("brave_api_key", "google_api_key", "google_cx", "gemini_api_key")
+# JSON keys of the provider secret, as visual_degrees.config.SECRET_FIELDS reads them (named in
+# the secret's description).
+PROVIDER_KEY_FIELDS = (
+    "brave_api_key",
+    "google_api_key",
+    "google_cx",
+    "gemini_api_key",
+    "openai_api_key",
+    "openai_base_url",
+    "openai_model",
+)
+# The keys of the generated first value. Frozen: CloudFormation regenerates a secret's value when its
+# GenerateSecretString changes, which would wipe the keys operators have put in. Keys added since
+# are documented (description, docs/operators.md) and read when present.
+TEMPLATE_KEY_FIELDS = ("brave_api_key", "google_api_key", "google_cx", "gemini_api_key")
 # CloudFormation can only create a JSON secret by generating one key; the runtime ignores this one.
 GENERATED_PLACEHOLDER_KEY = "generated_placeholder"
 # The client-token secret is a JSON object {clientId: token}; CloudFormation generates the first.
@@ -34,7 +47,7 @@ class RuntimeSecrets(Construct):
             description="Visual Degrees provider API keys: JSON object with "
             + ", ".join(PROVIDER_KEY_FIELDS),
             generate_secret_string=secretsmanager.SecretStringGenerator(
-                secret_string_template=json.dumps(dict.fromkeys(PROVIDER_KEY_FIELDS, "")),
+                secret_string_template=json.dumps(dict.fromkeys(TEMPLATE_KEY_FIELDS, "")),
                 generate_string_key=GENERATED_PLACEHOLDER_KEY,
                 exclude_punctuation=True,
             ),

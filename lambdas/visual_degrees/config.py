@@ -23,6 +23,7 @@ from visual_degrees.adapters.live.defaults import (
     BRAVE_IMAGES_ENDPOINT,
     DEFAULT_BEDROCK_MODEL,
     DEFAULT_GEMINI_MODEL,
+    DEFAULT_OPENAI_RESPONSE_FORMAT,
     GOOGLE_CSE_ENDPOINT,
     REKOGNITION_MAX_IMAGE_BYTES,
     REKOGNITION_MIN_SIDE,
@@ -33,8 +34,18 @@ from visual_degrees.domain.errors import ConfigurationError
 logger = logging.getLogger(__name__)
 
 # Secret JSON keys -> settings fields. The secret is one JSON object; `VD_`-prefixed or upper-case
-# spellings of these keys are accepted too.
-SECRET_FIELDS = ("brave_api_key", "google_api_key", "google_cx", "gemini_api_key")
+# spellings of these keys are accepted too. The plain ones are settings that are not secret but are
+# deployed with the keys they belong to (a self-hosted planner's address and model beside its key).
+SECRET_FIELDS = (
+    "brave_api_key",
+    "google_api_key",
+    "google_cx",
+    "gemini_api_key",
+    "openai_api_key",
+    "openai_base_url",
+    "openai_model",
+)
+PLAIN_SECRET_FIELDS = frozenset({"google_cx", "openai_base_url", "openai_model"})
 
 IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
 
@@ -61,7 +72,7 @@ class Settings(BaseSettings):
 
     # Which provider serves each port.
     search_engine: Literal["brave", "google"] = "brave"
-    planner: Literal["gemini", "bedrock"] = "gemini"
+    planner: Literal["gemini", "bedrock", "openai"] = "gemini"
 
     # Image search.
     brave_api_key: SecretStr | None = None
@@ -82,6 +93,12 @@ class Settings(BaseSettings):
     planner_timeout: float = Field(default=30.0, gt=0, le=300)
     bedrock_model_id: str = DEFAULT_BEDROCK_MODEL
     bedrock_region: str | None = None  # None: boto3's usual region lookup
+    # An OpenAI-compatible chat endpoint (Ollama, vLLM, LM Studio): base URL with /v1, model, key.
+    # The base URL is trusted operator configuration, like every endpoint here (not user input).
+    openai_base_url: str | None = None
+    openai_model: str | None = None
+    openai_api_key: SecretStr | None = None  # optional: most self-hosted servers take none
+    openai_response_format: Literal["json_schema", "json_object", "none"] = DEFAULT_OPENAI_RESPONSE_FORMAT
 
     # Recognition.
     rekognition_region: str | None = None
@@ -114,7 +131,7 @@ class Settings(BaseSettings):
     secret_arn: str | None = Field(default=None, validation_alias=AliasChoices(ENV_SECRET_ARN, "secret_arn"))
     secret_cache_seconds: float = Field(default=300.0, ge=0, le=86_400)
 
-    @field_validator("brave_endpoint", "google_endpoint", "gemini_base_url")
+    @field_validator("brave_endpoint", "google_endpoint", "gemini_base_url", "openai_base_url")
     @classmethod
     def _endpoints_are_http(cls, value: str | None) -> str | None:
         return _http_url(value)
@@ -140,7 +157,12 @@ class Settings(BaseSettings):
         return value
 
     @field_validator(
-        "google_cx", "gemini_base_url", "gemini_api_version", "bedrock_region", "rekognition_region"
+        "google_cx",
+        "gemini_base_url",
+        "gemini_api_version",
+        "bedrock_region",
+        "rekognition_region",
+        "openai_model",
     )
     @classmethod
     def _blank_is_unset(cls, value: str | None) -> str | None:
@@ -164,8 +186,15 @@ class Settings(BaseSettings):
         return self.missing("google_api_key", "google_cx")
 
     def missing_for_planner(self, name: str | None = None) -> list[str]:
-        """What planner `name` (default: the configured one) still needs. Bedrock uses AWS credentials."""
-        return self.missing("gemini_api_key") if (name or self.planner) == "gemini" else []
+        """What planner `name` (default: the configured one) still needs. Bedrock uses AWS
+        credentials; an OpenAI-compatible server needs an address and a model (a key only if it
+        asks for one)."""
+        chosen = name or self.planner
+        if chosen == "gemini":
+            return self.missing("gemini_api_key")
+        if chosen == "openai":
+            return self.missing("openai_base_url", "openai_model")
+        return []
 
     def with_secrets(self, values: dict[str, str]) -> Settings:
         """A copy where keys missing from the environment are filled from a secret's JSON values."""
@@ -176,7 +205,13 @@ class Settings(BaseSettings):
                 continue
             if getattr(self, key) is not None:
                 continue  # the environment wins: lets an operator override one key
-            update[key] = raw_value.strip() if key == "google_cx" else SecretStr(raw_value.strip())
+            value = raw_value.strip()
+            if key == "openai_base_url":
+                try:
+                    value = _http_url(value) or ""
+                except ValueError:
+                    raise ConfigurationError(f"the secret's {key} is not an http(s) URL") from None
+            update[key] = value if key in PLAIN_SECRET_FIELDS else SecretStr(value)
         return self.model_copy(update=update) if update else self
 
     def describe(self) -> dict[str, Any]:

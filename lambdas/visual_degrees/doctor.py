@@ -39,6 +39,7 @@ ROLES = {
     "google": "search",
     "gemini": "planner",
     "bedrock": "planner",
+    "openai": "planner",
     "rekognition": "recognizer",
 }
 
@@ -60,6 +61,7 @@ def run_doctor(
         "google": _needs(settings, "google_api_key", "google_cx"),
         "gemini": _needs(settings, "gemini_api_key"),
         "bedrock": aws_problem,
+        "openai": _needs(settings, "openai_base_url", "openai_model"),
         "rekognition": aws_problem,
     }
     selected = {settings.search_engine, settings.planner, "rekognition"}
@@ -187,6 +189,14 @@ def default_probes(settings: Settings) -> dict[str, Probe]:
         planner = BedrockPlanner(settings.bedrock_model_id, region=settings.bedrock_region, retry=once)
         return planner.ping()
 
+    def openai_probe() -> str:
+        """The server's model list names the model (free); a server without a list gets a
+        one-token completion."""
+        from visual_degrees.adapters.live.providers import build_openai_planner
+
+        quick = settings.model_copy(update={"planner_timeout": min(settings.planner_timeout, 15.0)})
+        return build_openai_planner(quick, retry=once).check_model()
+
     def rekognition_probe() -> str:
         from visual_degrees.adapters.live.rekognition import RekognitionRecognizer
 
@@ -198,6 +208,7 @@ def default_probes(settings: Settings) -> dict[str, Probe]:
         "google": search_probe("google"),
         "gemini": gemini_probe,
         "bedrock": bedrock_probe,
+        "openai": openai_probe,
         "rekognition": rekognition_probe,
     }
 

@@ -146,3 +146,56 @@ def test_the_selected_search_engine_is_marked_used(engine: str) -> None:
     checks = by_provider(run_doctor(Settings(search_engine=engine), probes={}, aws_ready=lambda: None))
     assert checks[engine].selected is True
     assert checks["google" if engine == "brave" else "brave"].selected is False
+
+
+OPENAI_KEY = "openai-key-do-not-print"
+
+
+def test_an_openai_compatible_server_is_a_planner_row_needing_an_address_and_a_model() -> None:
+    # Given no OpenAI-compatible settings: the row says what is missing, and nothing is probed
+    probed: list[str] = []
+    checks = by_provider(
+        run_doctor(Settings(), probes={"openai": recorder(probed, "openai")}, aws_ready=lambda: None)
+    )
+    assert checks["openai"].role == "planner"
+    assert (checks["openai"].selected, checks["openai"].configured) == (False, False)
+    assert "VD_OPENAI_BASE_URL" in checks["openai"].detail
+    assert probed == []
+    # And without a model it is still not configured (the key is optional)
+    partial = by_provider(
+        run_doctor(Settings(openai_base_url="http://10.0.0.5:8000/v1"), probes={}, aws_ready=lambda: None)
+    )
+    assert "VD_OPENAI_MODEL" in partial["openai"].detail
+
+
+def test_a_configured_openai_compatible_server_is_probed_and_fails_only_when_broken() -> None:
+    settings = Settings(
+        brave_api_key=BRAVE_KEY,
+        planner="openai",
+        openai_base_url="http://10.0.0.5:8000/v1",
+        openai_model="llama3.1:8b",
+        openai_api_key=OPENAI_KEY,
+    )
+    healthy = by_provider(
+        run_doctor(
+            settings,
+            probes={"openai": lambda: "model llama3.1:8b served (2 model(s) listed)"},
+            aws_ready=lambda: None,
+        )
+    )
+    row = healthy["openai"]
+    assert (row.selected, row.reachable, row.ok) == (True, True, True)
+    assert healthy["gemini"].selected is False
+    broken = run_doctor(
+        settings,
+        probes={"openai": raises(ConfigurationError(f"model 'llama3.1:8b' not found, key {OPENAI_KEY}"))},
+        aws_ready=lambda: None,
+    )
+    report = format_report(broken)
+    assert by_provider(broken)["openai"].ok is False
+    assert OPENAI_KEY not in report
+    assert report.splitlines()[-1] == "selected providers failing: openai"
+    # Offline, a configured server is reported, not probed
+    offline = by_provider(run_doctor(settings, network=False, aws_ready=lambda: None))
+    row = offline["openai"]
+    assert (row.configured, row.reachable, row.ok) == (True, None, True)

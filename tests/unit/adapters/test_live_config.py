@@ -59,6 +59,11 @@ def test_defaults_choose_brave_and_a_current_gemini_flash() -> None:
     assert settings.gemini_model == DEFAULT_GEMINI_MODEL
     assert not settings.gemini_model.startswith("gemini-2.0")  # that family is shut down
     assert settings.fetch_allow_networks == ()
+    assert (settings.openai_base_url, settings.openai_model, settings.openai_response_format) == (
+        None,
+        None,
+        "json_schema",
+    )
     assert settings.fetch_max_redirects == 3
     assert settings.image_max_bytes == 5 * 1024 * 1024
 
@@ -227,6 +232,81 @@ def test_what_is_missing_is_named_by_variable() -> None:
     assert Settings(search_engine="google", google_api_key="k").missing_for_search() == ["VD_GOOGLE_CX"]
     assert Settings().missing_for_planner() == ["VD_GEMINI_API_KEY"]
     assert Settings().missing_for_planner("bedrock") == []
+    assert Settings().missing_for_planner("openai") == ["VD_OPENAI_BASE_URL", "VD_OPENAI_MODEL"]
+    # the key is optional: most self-hosted servers take none
+    assert (
+        Settings(openai_base_url="http://10.0.0.5:11434/v1", openai_model="llama3.1").missing_for_planner(
+            "openai"
+        )
+        == []
+    )
+
+
+def test_an_openai_compatible_planner_is_configured_by_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("VD_PLANNER", "openai")
+    monkeypatch.setenv("VD_OPENAI_BASE_URL", " http://10.0.0.5:8000/v1 ")
+    monkeypatch.setenv("VD_OPENAI_MODEL", "Qwen/Qwen2.5-7B-Instruct")
+    monkeypatch.setenv("VD_OPENAI_API_KEY", "vllm-key")
+    monkeypatch.setenv("VD_OPENAI_RESPONSE_FORMAT", "json_object")
+    settings = load_settings()
+    assert settings.planner == "openai"
+    assert settings.openai_base_url == "http://10.0.0.5:8000/v1"
+    assert settings.openai_model == "Qwen/Qwen2.5-7B-Instruct"
+    assert settings.openai_api_key is not None and settings.openai_api_key.get_secret_value() == "vllm-key"
+    assert settings.openai_response_format == "json_object"
+    assert "vllm-key" in settings.secret_values()
+    assert settings.describe()["openai_api_key"] == "set"
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "field"),
+    [
+        ("VD_OPENAI_BASE_URL", "localhost:11434/v1", "openai_base_url"),
+        ("VD_OPENAI_RESPONSE_FORMAT", "grammar", "openai_response_format"),
+        ("VD_PLANNER", "ollama", "planner"),
+    ],
+)
+def test_bad_openai_settings_are_configuration_errors(
+    monkeypatch: pytest.MonkeyPatch, name: str, value: str, field: str
+) -> None:
+    monkeypatch.setenv(name, value)
+    with pytest.raises(ConfigurationError, match=field):
+        load_settings()
+
+
+def test_a_self_hosted_planner_is_deployed_through_the_same_secret(
+    monkeypatch: pytest.MonkeyPatch, sm_client: Any, stub: Stubber
+) -> None:
+    # Given the provider secret holding the server's address, model and key
+    monkeypatch.setenv("VD_SECRET_ARN", ARN)
+    monkeypatch.setenv("VD_PLANNER", "openai")
+    values = {
+        "brave_api_key": "b",
+        "openai_base_url": "http://10.0.0.5:8000/v1",
+        "openai_model": "llama3.1:8b",
+        "openai_api_key": "o-from-secret",
+    }
+    stub.add_response("get_secret_value", secret_answer(values), {"SecretId": ARN})
+    # When settings load
+    settings = load_settings(secrets=SecretsManagerSecrets(sm_client))
+    # Then the planner is configured from it: address and model as plain settings, the key secret
+    assert settings.missing_for_planner() == []
+    assert (settings.openai_base_url, settings.openai_model) == ("http://10.0.0.5:8000/v1", "llama3.1:8b")
+    assert settings.openai_api_key is not None
+    assert settings.openai_api_key.get_secret_value() == "o-from-secret"
+    assert settings.secret_values() == ["b", "o-from-secret"]
+
+
+def test_a_bad_base_url_in_the_secret_is_a_configuration_error_without_echoing_it(
+    monkeypatch: pytest.MonkeyPatch, sm_client: Any, stub: Stubber
+) -> None:
+    monkeypatch.setenv("VD_SECRET_ARN", ARN)
+    stub.add_response(
+        "get_secret_value", secret_answer({"openai_base_url": "gpu-box:8000/v1?token=zzz"}), {"SecretId": ARN}
+    )
+    with pytest.raises(ConfigurationError, match="openai_base_url is not an http") as caught:
+        load_settings(secrets=SecretsManagerSecrets(sm_client))
+    assert "zzz" not in str(caught.value)
 
 
 def test_secret_values_lists_the_keys_that_are_set() -> None:

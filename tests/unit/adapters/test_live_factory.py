@@ -7,6 +7,7 @@ import pytest
 from visual_degrees.adapters.live.defaults import DEFAULT_GEMINI_MODEL
 from visual_degrees.adapters.live.image_fetcher import SafeImageFetcher
 from visual_degrees.adapters.live.planner_gemini import GeminiPlanner
+from visual_degrees.adapters.live.planner_openai import OpenAICompatiblePlanner
 from visual_degrees.adapters.live.planner_router import PlannerRouter
 from visual_degrees.adapters.live.providers import build_live_providers
 from visual_degrees.adapters.live.rekognition import RekognitionRecognizer
@@ -49,3 +50,32 @@ def test_bedrock_needs_no_api_key() -> None:
     providers = build_live_providers(Settings(brave_api_key="b", planner="bedrock"))
     assert isinstance(providers.planner, PlannerRouter)
     assert providers.planner.default == "bedrock"
+
+
+def test_an_openai_compatible_server_when_chosen() -> None:
+    settings = Settings(
+        brave_api_key="b",
+        planner="openai",
+        openai_base_url="http://10.0.0.5:11434/v1/",
+        openai_model="llama3.1:8b",
+        openai_response_format="json_object",
+        planner_max_output_tokens=512,
+    )
+    providers = build_live_providers(settings)
+    assert isinstance(providers.planner, PlannerRouter)
+    assert providers.planner.default == "openai"
+    chosen = providers.planner.for_run()
+    assert isinstance(chosen, OpenAICompatiblePlanner)
+    assert chosen.model == "llama3.1:8b"
+    assert chosen.endpoint.response_format == "json_object"
+    assert chosen.endpoint.what == "chat endpoint 10.0.0.5:11434 (llama3.1:8b)"
+
+
+def test_an_openai_compatible_planner_without_address_or_model_means_the_fallback(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level("WARNING")
+    providers = build_live_providers(Settings(brave_api_key="b", planner="openai", openai_model="m"))
+    assert providers.planner is None
+    (record,) = [r for r in caplog.records if "deterministic fallback" in r.getMessage()]
+    assert record.missing == ["VD_OPENAI_BASE_URL"]  # type: ignore[attr-defined]

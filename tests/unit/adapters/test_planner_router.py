@@ -29,7 +29,10 @@ def router(built: list[str]) -> PlannerRouter:
 
         return build
 
-    return PlannerRouter({"gemini": factory("gemini"), "bedrock": factory("bedrock")}, default="gemini")
+    return PlannerRouter(
+        {"gemini": factory("gemini"), "bedrock": factory("bedrock"), "openai": factory("openai")},
+        default="gemini",
+    )
 
 
 def test_the_default_provider_plans_and_the_other_is_never_built() -> None:
@@ -42,8 +45,9 @@ def test_a_run_can_choose_another_provider_by_name() -> None:
     built: list[str] = []
     r = router(built)
     assert r.for_run("bedrock").plan(CONTEXT).narration == "bedrock"
+    assert r.for_run("openai").plan(CONTEXT).narration == "openai"
     assert r.for_run(None).plan(CONTEXT).narration == "gemini"
-    assert sorted(built) == ["bedrock", "gemini"]
+    assert sorted(built) == ["bedrock", "gemini", "openai"]
 
 
 def test_each_provider_is_built_once() -> None:
@@ -54,7 +58,7 @@ def test_each_provider_is_built_once() -> None:
 
 
 def test_unknown_names_are_configuration_errors() -> None:
-    with pytest.raises(ConfigurationError, match="unknown planner 'openai'"):
-        router([]).for_run("openai")
+    with pytest.raises(ConfigurationError, match="unknown planner 'ollama'"):
+        router([]).for_run("ollama")
     with pytest.raises(ConfigurationError):
         PlannerRouter({"gemini": lambda: Named("g")}, default="bedrock")

@@ -1,7 +1,8 @@
-"""Choose the planner provider per run by name ("gemini", "bedrock"), building each one lazily.
+"""Choose the planner provider per run by name ("gemini", "bedrock", "openai" for any
+OpenAI-compatible server), building each one lazily.
 
 A provider that is never chosen is never built, so a deployment with only a Gemini key can still
-name Bedrock in config without failing at start, and vice versa.
+name Bedrock or a self-hosted server in config without failing at start, and vice versa.
 """
 
 from __future__ import annotations

@@ -16,6 +16,7 @@ from visual_degrees.adapters.live.image_fetcher import FetchLimits, SafeImageFet
 from visual_degrees.adapters.live.net_guard import AddressGuard, Resolver
 from visual_degrees.adapters.live.planner_bedrock import BedrockPlanner
 from visual_degrees.adapters.live.planner_gemini import GeminiPlanner
+from visual_degrees.adapters.live.planner_openai import OpenAICompatiblePlanner
 from visual_degrees.adapters.live.planner_router import PlannerRouter
 from visual_degrees.adapters.live.rekognition import RekognitionRecognizer
 from visual_degrees.adapters.live.search_brave import BraveImageSearch
@@ -96,7 +97,11 @@ def build_recognizer(settings: Settings, *, client: Any | None = None) -> Rekogn
 
 
 def build_planner_router(
-    settings: Settings, *, genai_client: Any | None = None, bedrock_client: Any | None = None
+    settings: Settings,
+    *,
+    genai_client: Any | None = None,
+    bedrock_client: Any | None = None,
+    openai_http_client: httpx.Client | None = None,
 ) -> PlannerRouter:
     def gemini() -> Planner:
         return GeminiPlanner(
@@ -121,7 +126,26 @@ def build_planner_router(
             retry=retry_policy(settings),
         )
 
-    return PlannerRouter({"gemini": gemini, "bedrock": bedrock}, default=settings.planner)
+    def openai() -> Planner:
+        return build_openai_planner(settings, http_client=openai_http_client)
+
+    return PlannerRouter({"gemini": gemini, "bedrock": bedrock, "openai": openai}, default=settings.planner)
+
+
+def build_openai_planner(
+    settings: Settings, *, http_client: httpx.Client | None = None, retry: RetryPolicy | None = None
+) -> OpenAICompatiblePlanner:
+    """The OpenAI-compatible planner; a missing address or model is a ConfigurationError on first use."""
+    return OpenAICompatiblePlanner(
+        settings.openai_base_url or "",
+        model=settings.openai_model or "",
+        api_key=settings.openai_api_key,
+        timeout_seconds=settings.planner_timeout,
+        max_output_tokens=settings.planner_max_output_tokens,
+        response_format=settings.openai_response_format,
+        client=http_client,
+        retry=retry or retry_policy(settings),
+    )
 
 
 def build_live_providers(
@@ -133,13 +157,17 @@ def build_live_providers(
     rekognition_client: Any | None = None,
     genai_client: Any | None = None,
     bedrock_client: Any | None = None,
+    openai_http_client: httpx.Client | None = None,
 ) -> Providers:
     """Live adapters for `settings`. A missing search key is a ConfigurationError now (no run can
     work without search); a missing planner key only means the fallback plans (planner None,
     logged once here) instead of failing."""
     search = build_search(settings, http_client=search_http_client)
     planner: Planner | None = build_planner_router(
-        settings, genai_client=genai_client, bedrock_client=bedrock_client
+        settings,
+        genai_client=genai_client,
+        bedrock_client=bedrock_client,
+        openai_http_client=openai_http_client,
     )
     missing = settings.missing_for_planner()
     if missing and genai_client is None:
