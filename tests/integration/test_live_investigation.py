@@ -1,6 +1,7 @@
 """A whole `visual-degrees run --providers live` investigation against fake Brave, Rekognition and
-Gemini servers on 127.0.0.1 that speak the real wire formats: the live adapters run unchanged,
-configured only through environment variables (base URLs, boto3's AWS_ENDPOINT_URL_REKOGNITION)."""
+Gemini (or OpenAI-compatible) servers on 127.0.0.1 that speak the real wire formats: the live
+adapters run unchanged, configured only through environment variables (base URLs, boto3's
+AWS_ENDPOINT_URL_REKOGNITION)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from tests.support.fake_wire_servers import (
     FakeBraveSearch,
     FakeGemini,
     FakeHit,
+    FakeOpenAI,
     FakeRekognition,
     StaticImageServer,
     photo_bytes,
@@ -139,3 +141,77 @@ def test_a_search_engine_that_keeps_failing_ends_in_an_error_event(wire: Wire, c
     assert events[-1]["type"] == "error"
     assert events[-1]["data"]["code"] == "provider_unavailable"
     assert len(wire.brave.searches) <= 4 * 3  # state-machine attempts x adapter attempts, all bounded
+
+
+# ---- the same investigation with a self-hosted planner (VD_PLANNER=openai) ---------------------
+
+OPENAI_KEY = "openai-secret-key"
+
+
+@pytest.fixture
+def openai(wire: Wire, monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeOpenAI]:
+    """An OpenAI-compatible server (an Ollama, say) as the planner, instead of Gemini."""
+    with FakeOpenAI(models=["llama3.1:8b"], api_key=OPENAI_KEY) as server:
+        monkeypatch.setenv("VD_PLANNER", "openai")
+        monkeypatch.setenv("VD_OPENAI_BASE_URL", server.base_url)
+        monkeypatch.setenv("VD_OPENAI_MODEL", "llama3.1:8b")
+        monkeypatch.setenv("VD_OPENAI_API_KEY", OPENAI_KEY)
+        yield server
+
+
+def run_live(capsys: pytest.CaptureFixture[str]) -> tuple[int, list[dict], str]:
+    code = main(["run", "Kevin Bacon", "Tom Hanks", "--providers", "live", "--json"])
+    out = capsys.readouterr()
+    return code, [json.loads(line) for line in out.out.splitlines()], out.out + out.err
+
+
+def test_a_live_investigation_with_a_self_hosted_planner(
+    wire: Wire, openai: FakeOpenAI, capsys: pytest.CaptureFixture[str]
+) -> None:
+    script_two_hop_web(wire)
+    # When the CLI runs with the OpenAI-compatible planner
+    code, events, output = run_live(capsys)
+    # Then it proves the same path, the plan came from that server, never from Gemini
+    assert code == 0
+    assert events[-1]["data"]["path"] == ["Kevin Bacon", "Gary Sinise", "Tom Hanks"]
+    usage = events[-1]["data"]["usage"]
+    assert usage["llmCalls"] == len(openai.calls) >= 1
+    assert usage["llmTokensIn"] > 0 and usage["llmTokensOut"] > 0
+    assert wire.gemini.calls == []
+    assert any(e["type"] == "status" and "strongest co-appearances" in e["data"]["message"] for e in events)
+    # And the key only ever travelled in the Authorization header
+    assert OPENAI_KEY not in output
+    assert all(c.headers["authorization"] == f"Bearer {OPENAI_KEY}" for c in openai.calls)
+
+
+def test_a_model_answering_prose_is_fed_back_then_the_fallback_decides(
+    wire: Wire, openai: FakeOpenAI, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Given a model that answers prose, never JSON
+    script_two_hop_web(wire)
+    openai.reply_text = "I would start with Gary Sinise; he worked with Tom Hanks on Apollo 13."
+    # When the run plans
+    code, events, _ = run_live(capsys)
+    # Then the deterministic fallback still finds the path
+    assert code == 0
+    assert events[-1]["data"]["path"] == ["Kevin Bacon", "Gary Sinise", "Tom Hanks"]
+    # And each plan asked twice: the second attempt carried the failure back as data
+    bodies = openai.bodies()
+    assert len(bodies) >= 2 and len(bodies) % 2 == 0
+    first, second = (json.loads(b["messages"][1]["content"].split("\n")[1]) for b in bodies[:2])
+    assert first["previousErrors"] == []
+    assert second["previousErrors"] == ["the previous answer could not be used (provider_error)"]
+    # And every attempt was counted against the LLM budget
+    assert events[-1]["data"]["usage"]["llmCalls"] == len(bodies)
+
+
+def test_a_planner_server_failing_with_500s_falls_back_within_budget(
+    wire: Wire, openai: FakeOpenAI, capsys: pytest.CaptureFixture[str]
+) -> None:
+    script_two_hop_web(wire)
+    openai.fail_next(500, times=1000)
+    code, events, _ = run_live(capsys)
+    assert code == 0
+    assert events[-1]["data"]["path"] == ["Kevin Bacon", "Gary Sinise", "Tom Hanks"]
+    # each logical call (counted once) was tried three times on the wire, then the fallback decided
+    assert len(openai.calls) == 3 * events[-1]["data"]["usage"]["llmCalls"] > 0

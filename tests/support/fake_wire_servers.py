@@ -8,6 +8,8 @@ They speak the real wire formats, so the live adapters run against them unchange
   `{"__type": ..., "Message": ...}` so botocore raises the usual ClientError codes.
 - Gemini: `POST /{version}/models/{model}:generateContent`, answering a plan computed from the
   planner's own data block (or scripted text), with usage metadata.
+- OpenAI-compatible (Ollama, vLLM, LM Studio): `POST /v1/chat/completions` and `GET /v1/models`,
+  with the servers' differences that matter (response formats refused, usage left out).
 - Images: any bytes at any path, plus redirects, endless bodies and stalls for the fetcher's tests
   (HTTPS too, given a server TLS context).
 
@@ -484,3 +486,113 @@ class FakeGemini(WireServer):
                 "modelVersion": request.path.rsplit("/", 1)[-1].split(":")[0],
             },
         )
+
+
+# ---- OpenAI-compatible chat completions (Ollama, vLLM, LM Studio) -----------------------------
+
+
+class FakeOpenAI(WireServer):
+    """An OpenAI-compatible server under `/v1`, as Ollama, vLLM and LM Studio serve it:
+    `POST /v1/chat/completions` and `GET /v1/models`.
+
+    The planner's data block is parsed out of the user message and handed to `plan` (default:
+    `first_candidates_plan`); set `reply_text` to answer raw content instead (prose, fenced JSON).
+    `accepts` names the response_format types the server takes; any other is refused with vLLM's
+    400 error document. `usage=False` leaves `usage` out (some servers do). With `api_key`, requests
+    need `Authorization: Bearer <key>` (401 otherwise, as OpenAI answers); an unknown model is a 404
+    in Ollama's words. Point the planner at it with `base_url=fake.base_url` (VD_OPENAI_BASE_URL).
+    """
+
+    PREFIX = "/v1"
+
+    def __init__(
+        self,
+        plan: PlanFunction = first_candidates_plan,
+        *,
+        models: Sequence[str] = ("llama3.1:8b",),
+        api_key: str | None = None,
+        accepts: Iterable[str] = ("json_schema", "json_object"),
+        list_models: bool = True,
+    ) -> None:
+        super().__init__()
+        self.plan = plan
+        self.models = list(models)
+        self.api_key = api_key
+        self.accepts = set(accepts)
+        self.list_models = list_models
+        self.reply_text: str | None = None
+        self.usage = True
+        self._faults: list[Reply] = []
+
+    @property
+    def base_url(self) -> str:
+        return self.url + self.PREFIX
+
+    def fail_next(self, status: int = 429, *, times: int = 1, headers: dict[str, str] | None = None) -> None:
+        """The next `times` completions get an OpenAI error document with this status."""
+        kind = "rate_limit_exceeded" if status == 429 else "server_error"
+        body = {"error": {"message": f"fake {status}", "type": kind, "param": None, "code": kind}}
+        for _ in range(times):
+            self._faults.append(_json_reply(status, body, **(headers or {})))
+
+    @property
+    def calls(self) -> list[Recorded]:
+        return [r for r in self.requests if r.path == self.PREFIX + "/chat/completions"]
+
+    def bodies(self) -> list[dict[str, Any]]:
+        return [json.loads(r.body) for r in self.calls]
+
+    def handle(self, request: Recorded) -> Reply:
+        if self.api_key is not None and request.headers.get("authorization") != f"Bearer {self.api_key}":
+            error = {"message": "Incorrect API key provided.", "type": "invalid_request_error"}
+            return _json_reply(401, {"error": {**error, "param": None, "code": "invalid_api_key"}})
+        if request.method == "GET" and request.path == self.PREFIX + "/models" and self.list_models:
+            listed = [{"id": m, "object": "model", "created": 1, "owned_by": "library"} for m in self.models]
+            return _json_reply(200, {"object": "list", "data": listed})
+        if request.method != "POST" or request.path != self.PREFIX + "/chat/completions":
+            return Reply(404, {"Content-Type": "text/plain"}, b"404 page not found")
+        with self.lock:
+            if self._faults:
+                return self._faults.pop(0)
+        body = json.loads(request.body)
+        model = body.get("model")
+        if model not in self.models:
+            message = f'model "{model}" not found, try pulling it first'
+            return _json_reply(404, {"error": {"message": message, "type": "api_error", "param": None}})
+        kind = (body.get("response_format") or {}).get("type")
+        if kind is not None and kind not in self.accepts:
+            return _json_reply(
+                400,
+                {
+                    "object": "error",
+                    "message": f"response_format type {kind!r} is not supported by this server",
+                    "type": "BadRequestError",
+                    "param": "response_format",
+                    "code": 400,
+                },
+            )
+        user = next((m["content"] for m in body["messages"] if m["role"] == "user"), "")
+        text = self.reply_text
+        if text is None and user.startswith("<planning_data>"):
+            data = json.loads(user.split("\n", 1)[1].rsplit("\n", 1)[0])
+            text = json.dumps(self.plan(data))
+        elif text is None:
+            text = "OK"  # anything else, e.g. the doctor's one-token ping
+        document: dict[str, Any] = {
+            "id": "chatcmpl-fake",
+            "object": "chat.completion",
+            "created": 1,
+            "model": model,
+            "choices": [
+                {"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}
+            ],
+        }
+        if self.usage:
+            prompt = sum(len(m["content"]) for m in body["messages"]) // 4 + 7
+            completion = len(text) // 4 + 3
+            document["usage"] = {
+                "prompt_tokens": prompt,
+                "completion_tokens": completion,
+                "total_tokens": prompt + completion,
+            }
+        return _json_reply(200, document)
