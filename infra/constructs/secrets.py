@@ -15,18 +15,10 @@ from constructs import Construct
 
 from infra.nag import acknowledge
 from infra.settings import DeploymentSettings
+from visual_degrees.config import SECRET_FIELDS
 
-# JSON keys of the provider secret, as visual_degrees.config.SECRET_FIELDS reads them (named in
-# the secret's description).
-PROVIDER_KEY_FIELDS = (
-    "brave_api_key",
-    "google_api_key",
-    "google_cx",
-    "gemini_api_key",
-    "openai_api_key",
-    "openai_base_url",
-    "openai_model",
-)
+# JSON keys of the provider secret: the ones the runtime reads (named in the secret's description).
+PROVIDER_KEY_FIELDS = SECRET_FIELDS
 # The keys of the generated first value. Frozen: CloudFormation regenerates a secret's value when its
 # GenerateSecretString changes, which would wipe the keys operators have put in. Keys added since
 # are documented (description, docs/operators.md) and read when present.
