@@ -92,6 +92,10 @@ class _FormatRejected(Exception):
     """The server refused the response_format it was sent (not retried: asked again without it)."""
 
 
+class _NoModelList(Exception):
+    """The server has no `GET /models` (404/405)."""
+
+
 class ChatEndpoint:
     """`POST {base_url}/chat/completions` and `GET {base_url}/models`, with the project's retries
     and error mapping. Builds its httpx client on first use unless given one."""
@@ -260,7 +264,7 @@ class ChatEndpoint:
         return ProviderError(f"{self.what} refused the request (HTTP {status}{f' {code}' if code else ''})")
 
     def models(self) -> list[str]:
-        """The model ids `GET {base}/models` lists; ConfigurationError if the server has no list."""
+        """The model ids `GET {base}/models` lists (_NoModelList when the server has no such list)."""
 
         def interpret(response: httpx.Response) -> None:
             if response.status_code in (404, 405):
@@ -278,10 +282,6 @@ class ChatEndpoint:
         if not isinstance(data, list):
             raise ProviderError(f"{self.what}: the model list is not an OpenAI list")
         return [str(m["id"]) for m in data if isinstance(m, dict) and isinstance(m.get("id"), str)]
-
-
-class _NoModelList(Exception):
-    pass
 
 
 def _completion(document: Any, what: str) -> ChatCompletion:
