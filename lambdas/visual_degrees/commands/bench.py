@@ -29,6 +29,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=count, default=0, help="seed of the --sample draw")
     parser.add_argument("--web-seed", type=count, default=0, help="seed of the simulated photo web")
     parser.add_argument("--faults", default="", help='fault injection, e.g. "search_5xx=0.1"')
+    parser.add_argument(
+        "--planner-recall",
+        type=float,
+        default=1.0,
+        metavar="R",
+        help="scale what the simulated planner remembers (1.0 documented, 0.3 a model that knows less)",
+    )
     add_run_options(parser)
     parser.add_argument("--knobs", default="", help="switch strategy knobs, e.g. both_ends=off (ablations)")
     parser.add_argument(
@@ -50,6 +57,7 @@ def main(args: argparse.Namespace, state_dir: Path) -> int:
         sample_pairs,
     )
     from visual_degrees.bench.report import progress_printer
+    from visual_degrees.domain.errors import InvalidInput
     from visual_degrees.domain.requests import parse_options
     from visual_degrees.domain.strategy import parse_knob_changes, with_changes
     from visual_degrees.local.environments import sandbox_environment
@@ -58,7 +66,11 @@ def main(args: argparse.Namespace, state_dir: Path) -> int:
     knobs = parse_knob_changes(args.knobs)
     with_changes(args.strategy, knobs)  # an unknown knob is bad input, before anything is loaded
     started = time.perf_counter()
-    environment = sandbox_environment(args.world, seed=args.web_seed, faults=args.faults or None)
+    if not 0.0 <= args.planner_recall <= 1.0:
+        raise InvalidInput("--planner-recall must be between 0 and 1")
+    environment = sandbox_environment(
+        args.world, seed=args.web_seed, faults=args.faults or None, planner_recall=args.planner_recall
+    )
     loaded = time.perf_counter()
     truth = Truth(environment.web, threshold=options.threshold)
     truth_built = time.perf_counter()
@@ -79,6 +91,7 @@ def main(args: argparse.Namespace, state_dir: Path) -> int:
             **source,
             "web_seed": args.web_seed,
             "faults": args.faults,
+            "planner_recall": args.planner_recall,
             "world_load_s": round(loaded - started, 3),
             "truth_build_s": round(truth_built - loaded, 3),
             "bench_wall_s": round(time.perf_counter() - started, 3),

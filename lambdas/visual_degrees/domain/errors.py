@@ -53,6 +53,13 @@ class ProviderError(VisualDegreesError):
     code = "provider_error"
 
 
+class SearchUnavailable(ProviderError):
+    """Image search failed too many times in a row (each after the adapter's retries): nothing else
+    can proceed, so the run ends with this as its `error` (a single failure only costs its budget)."""
+
+    code = "provider_unavailable"
+
+
 class ConditionFailed(VisualDegreesError):
     """A conditional write lost: the item exists, or a counter moved. `index` names the write."""
 

@@ -8,6 +8,8 @@ decides. Names reach the planner as data (see `PlannerContext.as_prompt_data`).
 from __future__ import annotations
 
 import json
+import re
+import unicodedata
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -112,3 +114,114 @@ def fallback_plan(context: PlannerContext) -> Plan:
 def reply_schema() -> dict[str, Any]:
     """JSON schema of the planner's answer, for providers that take one."""
     return PlannerReply.model_json_schema(by_alias=True)
+
+
+# ---- matching the two sides: which pairs met, and who connects them ------------------------------
+
+MAX_SIDE = 20  # people of each side shown to the planner
+MAX_LINKS = 12  # pairs one answer may propose
+MAX_NAME = 100
+MAX_FILM = 120
+_URL = re.compile(r"(?i)\b(?:https?://|www\.)|[a-z0-9-]+\.(?:com|org|net|io)\b")
+
+
+class SidePerson(_Wire):
+    name: str
+    distance: int = Field(ge=0)  # links/leads from their end (0: the end itself)
+    photos_seen: int = Field(default=0, ge=0)  # titles read so far that name them
+
+
+class ConnectContext(_Wire):
+    """Two sides of a meet-in-the-middle search: the planner is asked which people of A's side and
+    of B's side met, worked or were photographed together, and through whom (people nobody has seen
+    yet may be named: they are only ever searched for, never taken as links)."""
+
+    person_a: str
+    person_b: str
+    side_a: list[SidePerson]
+    side_b: list[SidePerson]
+    unseen: list[str] = Field(default_factory=list)  # ends no photo has shown with anyone yet
+    failed: list[list[str]] = Field(default_factory=list)  # pairs no photo could prove
+    max_hops: int = Field(default=6, ge=1, le=10)  # the longest chain the run accepts
+    remaining_searches: int = 0
+    feedback: list[str] = Field(default_factory=list)
+
+    def as_prompt_data(self) -> str:
+        return json.dumps(self.model_dump(by_alias=True, exclude={"feedback"}), ensure_ascii=False)
+
+    def offered(self) -> dict[str, str]:
+        people = [
+            self.person_a,
+            self.person_b,
+            *(p.name for p in self.side_a),
+            *(p.name for p in self.side_b),
+        ]
+        return {name_key(n): n for n in people}
+
+
+class ProposedLink(_Wire):
+    a: str
+    b: str
+    film: str = ""  # where they met, if the planner says
+    confidence: float = Field(default=0.5, ge=0.0, le=1.0)
+
+
+class ConnectReply(_Wire):
+    """The planner's answer: pairs it believes met (a route between the sides, or a direct match)."""
+
+    links: list[ProposedLink] = Field(default_factory=list)
+    narration: str = ""
+    tokens_in: int = Field(default=0, exclude=True)
+    tokens_out: int = Field(default=0, exclude=True)
+
+
+def printable(text: str, limit: int) -> str | None:
+    """`text` if it may be shown to a user as it is: printable, no URL, no bidi or control
+    characters, at most `limit` characters; else None."""
+    if not isinstance(text, str) or len(text) > limit or _URL.search(text):
+        return None
+    for ch in text:
+        if unicodedata.category(ch) in ("Cc", "Cf", "Co", "Cs", "Zl", "Zp") and ch != " ":
+            return None
+    return text.strip()
+
+
+def validate_connect(
+    reply: ConnectReply, context: ConnectContext
+) -> tuple[list[ProposedLink] | None, list[str]]:
+    """The usable links (names spelled as offered where they were), else the problems to feed back.
+
+    A link needs two different plausible names, one of them offered or shared with another link (a
+    route has to start where the run stands)."""
+    offered = context.offered()
+    errors: list[str] = []
+    if len(reply.links) > MAX_LINKS:
+        errors.append(f"links: at most {MAX_LINKS}")
+    cleaned: list[ProposedLink] = []
+    for i, link in enumerate(reply.links[:MAX_LINKS]):
+        a, b = printable(link.a, MAX_NAME), printable(link.b, MAX_NAME)
+        film = printable(link.film, MAX_FILM) if link.film else ""
+        if not a or not b or not any(ch.isalpha() for ch in a + b):
+            errors.append(f"links[{i}]: names must be plain text of 1 to {MAX_NAME} characters, no URLs")
+        elif film is None:
+            errors.append(f"links[{i}].film: plain text of at most {MAX_FILM} characters, no URLs")
+        elif name_key(a) == name_key(b):
+            errors.append(f"links[{i}]: a and b must be two different people")
+        else:
+            a, b = offered.get(name_key(a), a), offered.get(name_key(b), b)
+            cleaned.append(ProposedLink(a=a, b=b, film=film, confidence=link.confidence))
+    mentions: dict[str, int] = {}
+    for link in cleaned:
+        for person in (link.a, link.b):
+            mentions[name_key(person)] = mentions.get(name_key(person), 0) + 1
+    for link in cleaned:
+        keys = (name_key(link.a), name_key(link.b))
+        if not any(k in offered or mentions[k] > 1 for k in keys):
+            errors.append(
+                f"links: {link.a} — {link.b} involves nobody offered and chains on to no other pair"
+            )
+    if printable(reply.narration, MAX_NARRATION) is None:
+        errors.append(f"narration: plain text of at most {MAX_NARRATION} characters, no URLs")
+    if errors:
+        return None, errors
+    return cleaned, []

@@ -57,6 +57,14 @@ class Knobs:
     shared_cache: bool = False
     # Keep every verified edge (with its photo) across runs; a run first looks for a chain there.
     evidence_graph: bool = False
+    # Read every title of a full page of results (one paid request: Brave returns up to 200) as
+    # leads: who captions name together. Recognise only photos whose leads serve a chain, and move
+    # along the cheapest chain of links, leads and hunches (services/lead_search.py). Off: the
+    # discovery rounds of issue 6 (five images per query, recognised blind).
+    caption_leads: bool = False
+    # Ask the planner which people of A's side and of B's side met, and through whom (names nobody
+    # has seen yet included); its hunches are leads, checked by pair searches (services/matching.py).
+    planner_matching: bool = False
 
     @property
     def strong_confidence(self) -> float | None:
@@ -84,6 +92,8 @@ KNOBS: dict[Strategy, Knobs] = {
         corroborate_weak_edges=True,
         shared_cache=True,
         evidence_graph=True,
+        caption_leads=True,
+        planner_matching=True,
     ),
 }
 
@@ -107,9 +117,9 @@ def _resolved(strategy: Strategy, changes: tuple[tuple[str, bool], ...]) -> Knob
     if unknown:
         raise InvalidInput(f"unknown strategy knob(s) {', '.join(unknown)}; known: {', '.join(knob_names())}")
     knobs = replace(KNOBS[strategy], **dict(changes))
-    if knobs.both_ends and not knobs.record_all_edges:
+    if (knobs.both_ends or knobs.caption_leads) and not knobs.record_all_edges:
         # Meeting in the middle walks the run graph: without every co-appearance in it, it has nowhere to go.
-        raise InvalidInput("both_ends needs record_all_edges (switch both off together)")
+        raise InvalidInput("both_ends and caption_leads need record_all_edges (switch them off together)")
     return knobs
 
 

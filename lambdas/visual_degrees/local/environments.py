@@ -23,16 +23,21 @@ if TYPE_CHECKING:
 class SandboxEnvironment:
     """Callable run_id -> RunEnvironment over one shared photo web."""
 
-    def __init__(self, web: PhotoWeb, *, seed: int = 0, faults: FaultConfig | None = None) -> None:
+    def __init__(
+        self, web: PhotoWeb, *, seed: int = 0, faults: FaultConfig | None = None, planner_recall: float = 1.0
+    ) -> None:
         self.web = web
         self.seed = seed
         self.faults = faults
+        self.planner_recall = planner_recall
 
     def __call__(self, run_id: str) -> RunEnvironment:
         from visual_degrees.sandbox import LATENCIES, VirtualClock, build_sandbox
 
         clock = VirtualClock()
-        sandbox = build_sandbox(self.web, seed=self.seed, faults=self.faults, clock=clock)
+        sandbox = build_sandbox(
+            self.web, seed=self.seed, faults=self.faults, clock=clock, planner_recall=self.planner_recall
+        )
         return RunEnvironment(
             providers=sandbox.providers,
             clock=clock,
@@ -42,14 +47,18 @@ class SandboxEnvironment:
 
 
 def sandbox_environment(
-    world_path: Path | None, *, seed: int = 0, faults: str | FaultConfig | None = None
+    world_path: Path | None,
+    *,
+    seed: int = 0,
+    faults: str | FaultConfig | None = None,
+    planner_recall: float = 1.0,
 ) -> SandboxEnvironment:
     """Load a world (the bundled synthetic one by default) and build its photo web."""
     from visual_degrees.sandbox import FaultConfig, PhotoWeb, default_world_path, load_world
 
     plan = FaultConfig.parse(faults) if isinstance(faults, str) else faults
     world = load_world(world_path or default_world_path())
-    return SandboxEnvironment(PhotoWeb(world, seed), seed=seed, faults=plan)
+    return SandboxEnvironment(PhotoWeb(world, seed), seed=seed, faults=plan, planner_recall=planner_recall)
 
 
 def require_known(environment: SandboxEnvironment, *names: str) -> None:

@@ -9,7 +9,7 @@ from visual_degrees.sandbox.clock import LATENCIES, Latencies, VirtualClock
 from visual_degrees.sandbox.faults import NO_FAULTS, FaultConfig, FaultInjector
 from visual_degrees.sandbox.fetcher import SandboxImageFetcher
 from visual_degrees.sandbox.photoweb import PhotoWeb
-from visual_degrees.sandbox.planner import SimulatedPlanner
+from visual_degrees.sandbox.planner import SimulatedPlanner, with_recall
 from visual_degrees.sandbox.recognizer import SandboxRecognizer
 from visual_degrees.sandbox.search import SandboxImageSearch
 from visual_degrees.sandbox.world import World
@@ -58,10 +58,12 @@ def build_sandbox(
     faults: FaultConfig | None = None,
     clock: VirtualClock | None = None,
     latencies: Latencies = LATENCIES,
+    planner_recall: float = 1.0,
 ) -> Sandbox:
     """Providers over `world`'s photo web for `seed`. Pass an already built PhotoWeb to share it
     between runs (building one for movies.txt takes about a second); its own seed then fixes the
-    photos, and `seed` only the faults and the planner."""
+    photos, and `seed` only the faults and the planner. `planner_recall` scales what the simulated
+    planner remembers (1.0 as documented in docs/sandbox.md; the benchmark also reports 0.3)."""
     web = world if isinstance(world, PhotoWeb) else PhotoWeb(world, seed)
     clock = clock or VirtualClock()
     injector = FaultInjector(faults or NO_FAULTS, seed)
@@ -70,7 +72,14 @@ def build_sandbox(
         search=SandboxImageSearch(web, clock=clock, faults=injector, latencies=latencies),
         fetcher=SandboxImageFetcher(web, clock=clock, faults=injector, latencies=latencies),
         recognizer=SandboxRecognizer(web, clock=clock, faults=injector, latencies=latencies),
-        planner=SimulatedPlanner(web.world, seed=seed, clock=clock, faults=injector, latencies=latencies),
+        planner=SimulatedPlanner(
+            web.world,
+            seed=seed,
+            clock=clock,
+            faults=injector,
+            latencies=latencies,
+            behaviour=with_recall(planner_recall),
+        ),
         clock=clock,
         faults=injector,
         seed=seed,

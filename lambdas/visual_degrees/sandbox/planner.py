@@ -1,25 +1,35 @@
-"""A simulated LLM planner: partial, noisy knowledge of who worked with whom.
+"""A simulated LLM planner: partial, noisy knowledge of who worked with whom (knowledge.py).
 
-Like a language model, it knows the credits of famous people far better than those of bit-part
-players, sometimes believes in a collaboration that never happened, and now and then answers
-outside the rules (a name it was not offered, a query that is not one of our templates), so the
-caller's validation, feedback and fallback paths are exercised. It knows nothing of the photo web:
-credits are not photos. Every answer is a pure function of the seed and the context.
+Like a language model, it remembers the credits of famous people and prominent films far better
+than those of bit players, sometimes believes in a collaboration that never happened (and says so
+less confidently), and now and then answers outside the rules (a name it was not offered, a query
+that is not one of our templates, a pair of strangers), so the caller's validation, feedback and
+fallback paths are exercised. It knows nothing of the photo web: credits are not photos. Every
+answer is a pure function of the seed and the context.
 """
 
 from __future__ import annotations
 
 import json
-import math
-from dataclasses import dataclass
-from functools import lru_cache
+from dataclasses import dataclass, field, replace
+from itertools import pairwise
 
 from visual_degrees.domain.errors import TransientProviderError
-from visual_degrees.domain.planning import MAX_NARRATION, PlannerContext, PlannerReply
+from visual_degrees.domain.planning import (
+    MAX_LINKS,
+    MAX_NARRATION,
+    ConnectContext,
+    ConnectReply,
+    PlannerContext,
+    PlannerReply,
+    ProposedLink,
+)
 from visual_degrees.domain.queries import PAIR_TEMPLATES
+from visual_degrees.sandbox.captions import display_title
 from visual_degrees.sandbox.clock import LATENCIES, Latencies, VirtualClock
 from visual_degrees.sandbox.faults import FaultInjector
 from visual_degrees.sandbox.hashing import combine, stable_hash, unit
+from visual_degrees.sandbox.knowledge import DEFAULT_KNOWLEDGE, KnowledgeModel, knowledge_for
 from visual_degrees.sandbox.world import World
 
 _SYSTEM_PROMPT_TOKENS = 420  # instructions + response schema, as the live prompt would carry
@@ -27,17 +37,25 @@ _SYSTEM_PROMPT_TOKENS = 420  # instructions + response schema, as the live promp
 
 @dataclass(frozen=True)
 class PlannerBehaviour:
-    know_unknowns: float = 0.15  # P(it knows two obscure people worked together)
-    know_famous: float = 0.95  # ... two people with `famous_events` credits or more
-    famous_events: int = 20
-    false_belief: float = 0.02  # P(it believes in a collaboration that never happened)
-    off_list: float = 0.06  # P(it names someone it was not offered)
+    knowledge: KnowledgeModel = field(default=DEFAULT_KNOWLEDGE)
+    off_list: float = 0.06  # P(it names someone it was not offered / a pair of strangers)
     off_template: float = 0.06  # P(it writes a query that is not a template)
     after_feedback: float = 0.25  # both error rates are multiplied by this once told what was wrong
     max_candidates: int = 3
+    direct_pairs: int = 4  # pairs across the two sides it names at most, besides its route
+    unseen_costars: int = 3  # co-stars it names for an end nobody has seen
 
 
 DEFAULT_BEHAVIOUR = PlannerBehaviour()
+
+
+def with_recall(recall: float) -> PlannerBehaviour:
+    """The documented behaviour with every recall probability scaled by `recall`."""
+    if not 0.0 <= recall <= 1.0:
+        raise ValueError(f"planner recall must be between 0 and 1, not {recall!r}")
+    if recall == DEFAULT_KNOWLEDGE.recall:
+        return DEFAULT_BEHAVIOUR
+    return replace(DEFAULT_BEHAVIOUR, knowledge=replace(DEFAULT_KNOWLEDGE, recall=recall))
 
 
 class SimulatedPlanner:
@@ -60,57 +78,54 @@ class SimulatedPlanner:
         self.latencies = latencies
         self.behaviour = behaviour
         self.calls = 0
-        self._costars = lru_cache(maxsize=64)(self._costars_of)
+        self.knowledge = knowledge_for(world, seed, behaviour.knowledge)
 
     def plan(self, context: PlannerContext) -> PlannerReply:
+        h = self._call(context.as_prompt_data(), context.feedback)
+        reply = self._answer(context, h)
+        return reply.model_copy(update=self._tokens(context.as_prompt_data(), context.feedback, reply))
+
+    def connect(self, context: ConnectContext) -> ConnectReply:
+        """Which people of the two sides met, and through whom, as far as it remembers."""
+        h = self._call(context.as_prompt_data(), context.feedback)
+        reply = self._match(context, h)
+        return reply.model_copy(update=self._tokens(context.as_prompt_data(), context.feedback, reply))
+
+    def _call(self, prompt: str, feedback: list[str]) -> int:
         self.calls += 1
-        prompt = context.as_prompt_data()
-        identity = f"{prompt}\x1f{'|'.join(context.feedback)}"
+        identity = f"{prompt}\x1f{'|'.join(feedback)}"
         if self.faults.strikes("planner_error", identity):
             self.clock.advance(self.latencies.throttled)
             raise TransientProviderError("planner unavailable (HTTP 503)")
         self.clock.advance(self.latencies.llm)
-        h = stable_hash("planner", self.seed, identity)
-        reply = self._answer(context, h)
-        tokens_in = _SYSTEM_PROMPT_TOKENS + (len(prompt) + sum(len(f) for f in context.feedback)) // 4
+        return stable_hash("planner", self.seed, identity)
+
+    @staticmethod
+    def _tokens(prompt: str, feedback: list[str], reply: PlannerReply | ConnectReply) -> dict[str, int]:
+        tokens_in = _SYSTEM_PROMPT_TOKENS + (len(prompt) + sum(len(f) for f in feedback)) // 4
         tokens_out = len(json.dumps(reply.model_dump(by_alias=True), ensure_ascii=False)) // 4 + 12
-        return reply.model_copy(update={"tokens_in": tokens_in, "tokens_out": tokens_out})
+        return {"tokens_in": tokens_in, "tokens_out": tokens_out}
 
     # ---- belief ---------------------------------------------------------------------------------
 
     def belief(self, candidate: str, target: str, h: int = 0) -> tuple[float, str]:
         """How close the planner believes `candidate` is to `target` (higher: closer), and why:
-        "worked with" (it recalls a shared credit, rightly or not), "shared co-star", or ""."""
-        world, b = self.world, self.behaviour
+        "worked with" (it remembers a shared credit, rightly or not), "shared co-star", or ""."""
         noise = 0.8 * unit(combine(h, stable_hash(candidate)))
         c, t = self._person(candidate), self._person(target)
         if c is None:
             return noise, ""
-        score = min(1.0, math.log1p(world.fame[c]) / math.log1p(b.famous_events)) + noise
+        knowledge = self.knowledge
+        score = knowledge.fame(c) + noise
         if t is None:
             return score, ""
-        pair = stable_hash("knows", self.seed, min(c, t), max(c, t))
-        knows = unit(pair) < self._know_rate(c, t)
-        costars = self._costars(t)
-        if c in costars:
-            return (score + 3.0, "worked with") if knows else (score, "")
-        if unit(combine(pair, 1)) < b.false_belief:
-            return score + 3.0, "worked with"  # a collaboration it is sure of, and wrong about
-        if knows and any(not costars.isdisjoint(world.members[e]) for e in world.person_events[c]):
+        if t in knowledge.costars(c):
+            return score + 1.0 + 2.0 * knowledge.confidence(c, t, true=True), "worked with"
+        if knowledge.confabulates(c, t):
+            return score + 1.0 + 2.0 * knowledge.confidence(c, t, true=False), "worked with"
+        if not set(knowledge.costars(c)).isdisjoint(knowledge.costars(t)):
             return score + 1.5, "shared co-star"
         return score, ""
-
-    def _know_rate(self, a: int, b: int) -> float:
-        fame = self.world.fame
-        cap = math.log(self.behaviour.famous_events)
-        scale = min(1.0, (math.log(fame[a]) + math.log(fame[b])) / (2 * cap))
-        return (
-            self.behaviour.know_unknowns + (self.behaviour.know_famous - self.behaviour.know_unknowns) * scale
-        )
-
-    def _costars_of(self, person: int) -> frozenset[int]:
-        world = self.world
-        return frozenset(p for e in world.person_events[person] for p in world.members[e] if p != person)
 
     def _person(self, name: str) -> int | None:
         found = self.world.find(name)
@@ -145,7 +160,7 @@ class SimulatedPlanner:
         frontier = self._person(context.frontier)
         names = {name.casefold() for name in offered}
         if frontier is not None:
-            costars = sorted(self._costars(frontier), key=lambda p: (-self.world.fame[p], p))
+            costars = sorted(self.knowledge.costars(frontier), key=lambda p: (-self.world.fame[p], p))
             for person in costars[:20]:
                 name = self.world.name(person)
                 if name.casefold() not in names and name != context.target:
@@ -160,12 +175,79 @@ class SimulatedPlanner:
         first = chosen[0]
         reason = beliefs.get(first, (0.0, ""))[1]
         if reason == "worked with":
-            text = f"{first} worked with {context.target}, as far as I recall; trying them first."
+            text = f"{first} might have worked with {context.target}; trying them first."
         elif reason == "shared co-star":
-            text = f"{first} and {context.target} have worked with the same people; trying them first."
+            text = f"{first} and {context.target} may have worked with the same people; trying them first."
         else:
             text = f"{first} looks best connected towards {context.target}; trying them first."
         return _plain(text)
+
+    # ---- matching the two sides -----------------------------------------------------------------
+
+    def _match(self, context: ConnectContext, h: int) -> ConnectReply:
+        b, knowledge = self.behaviour, self.knowledge
+        side_a = self._people([context.person_a, *(p.name for p in context.side_a)], context)
+        side_b = self._people([context.person_b, *(p.name for p in context.side_b)], context)
+        banned = frozenset(
+            (min(x, y), max(x, y))
+            for pair in context.failed
+            if len(pair) == 2
+            and (x := self._person(pair[0])) is not None
+            and (y := self._person(pair[1])) is not None
+        )
+        links: list[ProposedLink] = []
+        route = knowledge.route(side_a, side_b, context.max_hops, banned)
+        if route is not None:
+            links += [self._link(x, y, true=True) for x, y in pairwise(route)]
+        for x in list(side_a)[:10]:
+            for y in list(side_b)[:10]:
+                if len(links) >= MAX_LINKS or len(links) >= len(route or []) + b.direct_pairs:
+                    break
+                if x == y or (min(x, y), max(x, y)) in banned:
+                    continue
+                if y in knowledge.costars(x):
+                    links.append(self._link(x, y, true=True))
+                elif knowledge.confabulates(x, y):
+                    links.append(self._link(x, y, true=False))
+        for name in context.unseen:
+            person = self._person(name)
+            if person is None:
+                continue
+            costars = sorted(knowledge.costars(person), key=lambda p: -self.world.fame[p])
+            links += [self._link(person, c, true=True) for c in costars[: b.unseen_costars]]
+        damping = b.after_feedback if context.feedback else 1.0
+        if unit(combine(h, 4)) < b.off_list * damping:  # a pair of strangers, anchored to nothing
+            links.append(ProposedLink(a="Somebody Else", b="Another Stranger", confidence=0.3))
+        unique: dict[tuple[str, str], ProposedLink] = {}
+        for link in links:
+            unique.setdefault(tuple(sorted((link.a, link.b))), link)  # type: ignore[arg-type]
+        kept = list(unique.values())[:MAX_LINKS]
+        narration = (
+            f"{len(kept)} pairs I believe worked together; check them with photos."
+            if kept
+            else "I cannot place any of these people together."
+        )
+        return ConnectReply(links=kept, narration=narration)
+
+    def _people(self, names: list[str], context: ConnectContext) -> dict[int, int]:
+        """Offered names as people, with their distance from their end (first spelling wins)."""
+        distance = {context.person_a: 0, context.person_b: 0}
+        for p in [*context.side_a, *context.side_b]:
+            distance.setdefault(p.name, p.distance)
+        found: dict[int, int] = {}
+        for name in names:
+            person = self._person(name)
+            if person is not None and person not in found:
+                found[person] = distance.get(name, 0)
+        return found
+
+    def _link(self, x: int, y: int, *, true: bool) -> ProposedLink:
+        knowledge, world = self.knowledge, self.world
+        event = knowledge.costars(x).get(y) if true else None
+        film = display_title(world.titles[event]) if event is not None else ""
+        return ProposedLink(
+            a=world.name(x), b=world.name(y), film=film, confidence=knowledge.confidence(x, y, true=true)
+        )
 
 
 def _plain(text: str) -> str:

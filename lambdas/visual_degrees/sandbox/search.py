@@ -13,7 +13,12 @@ __all__ = ["SandboxImageSearch", "query_words"]
 
 
 class SandboxImageSearch(WebProvider):
-    """The ImageSearch port over a PhotoWeb. Charges `latencies.search` to the clock per call."""
+    """The ImageSearch port over a PhotoWeb. Charges `latencies.search` to the clock per call.
+
+    `page_size`: results one paid request returns, as Brave's image search does (up to 200 at the
+    price of one request), the engine the live system uses by default."""
+
+    page_size = 200
 
     @cached_property
     def ranker(self) -> Ranker:

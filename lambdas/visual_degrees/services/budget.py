@@ -47,6 +47,19 @@ class Budget:
         self._add("llmTokensOut", tokens_out)
         self._add("spendMicroUsd", round(self._costs.llm_usd(tokens_in, tokens_out) * _MICRO))
 
+    def note_search_outcome(self, *, failed: bool) -> int:
+        """Count searches failing in a row (reset by a success); the count after this one."""
+        if not failed:
+            streak = self.used().get("searchFailuresInARow", 0)
+            if streak:
+                self._add("searchFailuresInARow", -streak)
+            return 0
+        self._add("searchFailures", 1)
+        return (
+            self._memory.increment(Increment(self._pk, _SK, "searchFailuresInARow", ttl_seconds=self._ttl))
+            or 0
+        )
+
     def remaining(self, resource: Resource) -> int:
         return max(0, self._limits[resource] - self.used().get(resource, 0))
 
@@ -63,6 +76,7 @@ class Budget:
             "llmTokensIn": used.get("llmTokensIn", 0),
             "llmTokensOut": used.get("llmTokensOut", 0),
             "costUsd": round(used.get("spendMicroUsd", 0) / _MICRO, 6),
+            "failedSearches": used.get("searchFailures", 0),
         }
 
     def _add(self, name: str, amount: int) -> None:

@@ -106,7 +106,7 @@ def from_both_ends(scope: RunScope) -> Discovered:
                 f"Who appears with {person.name}? Searching {expansion.query!r}", side=expansion.side
             )
             last = search(scope, expansion.query, skip_portraits_of=[person.name])
-            if not last.exhausted:
+            if not last.exhausted and not last.failed:
                 complete = last.hits < state.options.images_per_search
                 scope.frontier.mark_expanded(person.key, expansion.round, hits=last.hits, complete=complete)
             record(scope, last, frontier=person.key, focus={person.key})

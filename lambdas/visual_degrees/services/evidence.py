@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Collection
 from itertools import combinations
 
@@ -37,16 +38,19 @@ def evidence_of(obs: Observation, a: Face | None, b: Face) -> Evidence:
     )
 
 
-def accept_edge(scope: RunScope, a: str, b: str, evidence: Evidence, *, card: bool = True) -> Edge:
-    """Add a verified co-appearance to the run graph; announce it (`card`) the first time the pair is
-    proven. Without a card the edge still counts; S6 shows the cards of the chain it returns.
+def accept_edge(
+    scope: RunScope, a: str, b: str, evidence: Evidence, *, card: bool = True, remember: bool | None = None
+) -> Edge:
+    """Add a verified co-appearance to the run graph; with `card`, announce its photo (one `evidence`
+    event per photo, naming everyone it proves: see announce_photo). Without a card the edge still
+    counts; whoever shows it later (S6, a path_update) announces its photo first.
 
     With the evidence graph, carded edges (those touching the people a search was about, where a later
     question is likeliest to pass again) are also kept for later runs; S6 keeps its chain's."""
     edge = Edge(a=a, b=b, name_a=scope.person(a).name, name_b=scope.person(b).name, evidence=evidence)
     if scope.graph.add(edge, vouched=beyond_doubt(scope, edge)) and card:
         announce(scope, edge)
-    if card and scope.knobs.evidence_graph:
+    if (card if remember is None else remember) and scope.knobs.evidence_graph:
         scope.shared.remember_edge(edge)
     return edge
 
@@ -65,39 +69,78 @@ def beyond_doubt(scope: RunScope, edge: Edge) -> bool:
 
 
 def announce(scope: RunScope, edge: Edge) -> None:
-    scope.emit("evidence", card_of(edge), key=f"edge:{edge_id(edge.a, edge.b)}")
-
-
-def card_of(edge: Edge) -> dict[str, object]:
+    """Show the photo proving `edge` (once per photo: a photo already shown names it already)."""
     ev = edge.evidence
-    return {
-        "from": edge.name_a,
-        "to": edge.name_b,
-        "fromKey": edge.a,
-        "toKey": edge.b,
-        "imageUrl": ev.image_url,
-        "pageUrl": ev.page_url,
-        "title": ev.title,
-        "confidenceA": ev.confidence_a,
-        "confidenceB": ev.confidence_b,
-        "confidence": round(edge.confidence, 2),
-        "query": ev.query,
+    people = {
+        edge.a: Face(name=edge.name_a, celebrity_id=ev.id_a, confidence=ev.confidence_a),
+        edge.b: Face(name=edge.name_b, celebrity_id=ev.id_b, confidence=ev.confidence_b),
     }
+    announce_photo(scope, ev, people)
 
 
-def record(scope: RunScope, observed: Observed, frontier: str | None, focus: Collection[str] = ()) -> None:
+def announce_photo(scope: RunScope, evidence: Evidence, people: dict[str, Face]) -> None:
+    """One `evidence` event per photo: everyone recognised in it at >= the threshold, and every pair
+    it proves. The first pair (the strongest) also fills the single-pair fields older clients read."""
+    keys = sorted(people, key=lambda k: (-people[k].confidence, k))
+    links = [
+        {
+            "fromKey": a,
+            "toKey": b,
+            "from": scope.person(a).name,
+            "to": scope.person(b).name,
+            "confidence": round(min(people[a].confidence, people[b].confidence), 2),
+        }
+        for a, b in combinations(keys, 2)
+    ]
+    if not links:
+        return
+    links.sort(key=lambda link: -float(link["confidence"]))  # type: ignore[arg-type]
+    first = links[0]
+    a, b = str(first["fromKey"]), str(first["toKey"])
+    data = {
+        "from": first["from"],
+        "to": first["to"],
+        "fromKey": a,
+        "toKey": b,
+        "imageUrl": evidence.image_url,
+        "pageUrl": evidence.page_url,
+        "title": evidence.title,
+        "confidenceA": people[a].confidence,
+        "confidenceB": people[b].confidence,
+        "confidence": first["confidence"],
+        "query": evidence.query,
+        "people": [
+            {"key": k, "name": scope.person(k).name, "confidence": people[k].confidence} for k in keys
+        ],
+        "links": links,
+    }
+    scope.emit("evidence", data, key=f"photo:{photo_key(evidence.image_url)}")
+
+
+def photo_key(image_url: str) -> str:
+    return hashlib.sha1(image_url.encode("utf-8"), usedforsecurity=False).hexdigest()[:20]
+
+
+def record(
+    scope: RunScope, observed: Observed, frontier: str | None, focus: Collection[str] | None = ()
+) -> None:
     """Count who appears near `frontier` (candidates), and add proven pairs to the run graph.
 
-    With record_all_edges every pair in every photo joins the graph; only pairs touching `focus` (the
-    people the search was about) get an evidence card now, so the event stream stays readable.
+    With record_all_edges every pair in every photo joins the graph; only photos showing someone of
+    `focus` (the people the search was about; None: everyone) get their `evidence` card now, one per
+    photo, so the event stream stays readable. A pair shown later (a path, the final chain) has its
+    photo announced then.
     """
     record_all = scope.knobs.record_all_edges
     for obs in observed.observations:
         people = scope.people(obs.faces)
-        if record_all:
+        if record_all and len(people) > 1:
+            shown = focus is None or any(key in focus for key in people)
             for a, b in combinations(sorted(people), 2):
-                shown = a in focus or b in focus
-                accept_edge(scope, a, b, evidence_of(obs, people[a], people[b]), card=shown)
+                ev = evidence_of(obs, people[a], people[b])
+                accept_edge(scope, a, b, ev, card=False, remember=shown)
+            if shown:
+                announce_photo(scope, evidence_of(obs, None, next(iter(people.values()))), people)
         if frontier is None or (record_all and frontier not in people):
             continue  # ours counts only proven neighbours; the seed also counts bare sightings
         if not scope.frontier.first_sighting(frontier, obs.sha256):

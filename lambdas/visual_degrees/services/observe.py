@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import TypeVar
 
-from visual_degrees.domain.errors import ProviderError, TransientProviderError
+from visual_degrees.domain.errors import ProviderError, SearchUnavailable, TransientProviderError
 from visual_degrees.domain.models import Face, FetchedImage, ImageHit
 from visual_degrees.services.scope import RunScope
 
@@ -36,6 +36,7 @@ class Observed:
     exhausted: str | None = None  # the budget that refused a call, if any
     skipped: int = 0  # images that could not be used
     searched: bool = False  # a paid search was made (not served from cache)
+    failed: bool = False  # ... and the provider failed it (the reservation stands)
     hits: int = 0  # how many images the search returned
 
 
@@ -55,12 +56,44 @@ def observe(
     """Search `query` and recognise its first images (options.images_per_search); with `worth`,
     only the images it accepts (the rest are neither fetched nor paid for)."""
     result = Observed()
-    hits = _search(scope, query, shared, result)
+    hits = _search(scope, query, shared, result, scope.options.images_per_search)
     if hits is None:
         return result
     result.hits = len(hits)
     if worth is not None:
         hits = [hit for hit in hits if worth(hit)]
+    return recognise(scope, hits, query, parallel=parallel, shared=shared, into=result)
+
+
+def read_page(scope: RunScope, query: str, *, shared: bool, result: Observed) -> list[ImageHit] | None:
+    """One request's worth of results for `query` (as many as the engine returns for one paid
+    request: `page_size`, Brave 200, Google 10), their titles to read as leads; None when the search
+    budget refused (noted in `result`). Nothing is recognised here."""
+    size = page_size(scope)
+    hits = _search(scope, query, shared, result, size)
+    if hits is not None:
+        result.hits = len(hits)
+    return hits
+
+
+def page_size(scope: RunScope) -> int:
+    """Results one paid request returns (the search adapter's `page_size`, else images_per_search)."""
+    size = getattr(scope.ctx.providers.search, "page_size", None)
+    return size if isinstance(size, int) and size > 0 else scope.options.images_per_search
+
+
+def recognise(
+    scope: RunScope,
+    hits: list[ImageHit],
+    query: str,
+    *,
+    parallel: bool,
+    shared: bool = False,
+    into: Observed | None = None,
+) -> Observed:
+    """Fetch and recognise `hits` (found by `query`), each distinct picture once, paying only for
+    what no cache answers."""
+    result = into or Observed()
     # Fetch first (free), then recognise each distinct picture once: the same image at two URLs,
     # fetched concurrently, must not be paid for twice.
     fetched = _run(scope, [partial(_fetch, scope, hit, shared) for hit in hits], parallel)
@@ -76,10 +109,9 @@ def observe(
     return result
 
 
-def _search(scope: RunScope, query: str, shared: bool, result: Observed) -> list[ImageHit] | None:
+def _search(scope: RunScope, query: str, shared: bool, result: Observed, count: int) -> list[ImageHit] | None:
     """The query's hits: from this run's cache, earlier runs' (`shared`), else one paid search;
     None when the search budget refused (noted in `result`)."""
-    count = scope.options.images_per_search
     hits = scope.caches.cached_search(query)
     if hits is not None:
         scope.ctx.cache_tally.searches_in_run += 1
@@ -93,15 +125,32 @@ def _search(scope: RunScope, query: str, shared: bool, result: Observed) -> list
         result.exhausted = refused
         return None
     try:
-        hits = scope.ctx.providers.search.search(query, count)
-    except ProviderError:
-        hits = []
-    hits = hits[:count]
+        hits = scope.ctx.providers.search.search(query, count)[:count]
+    except (ProviderError, TransientProviderError) as exc:
+        # The call was paid for (its reservation stands) and failed after the adapter's own retries:
+        # the run goes on (asking again pays again: nothing is cached), until too many searches in a
+        # row have failed.
+        _search_failed(scope, exc)
+        result.searched = result.failed = True
+        return []
+    scope.budget.note_search_outcome(failed=False)
     scope.caches.cache_search(query, hits)
     if shared:
         scope.shared.cache_search(query, count, hits)
     result.searched = True
     return hits
+
+
+# Searches failing in a row (each after the adapter's retries) before the run gives up with `error`.
+MAX_SEARCH_FAILURES_IN_A_ROW = 4
+
+
+def _search_failed(scope: RunScope, exc: ProviderError | TransientProviderError) -> None:
+    in_a_row = scope.budget.note_search_outcome(failed=True)
+    if in_a_row >= MAX_SEARCH_FAILURES_IN_A_ROW:
+        raise SearchUnavailable(
+            f"image search failed {in_a_row} times in a row ({exc.code}); nothing else can proceed"
+        )
 
 
 def _recognise_all(

@@ -26,7 +26,7 @@ from typing import Any, TypeVar
 
 from visual_degrees.domain.models import Edge, Evidence, Face, ImageHit, Person
 from visual_degrees.domain.paths import edge_id
-from visual_degrees.ports import Item, Memory, Put
+from visual_degrees.ports import Increment, Item, Memory, Put
 from visual_degrees.services.event_log import run_pk
 
 MAX_EVIDENCE_PER_CANDIDATE = 3
@@ -35,6 +35,9 @@ T = TypeVar("T")
 
 def _digest(text: str) -> str:
     return hashlib.sha1(text.encode("utf-8"), usedforsecurity=False).hexdigest()
+
+
+query_digest = _digest  # how a page's query is keyed (quota#, page#)
 
 
 @dataclass
@@ -287,6 +290,70 @@ class RunEvidence(RunItems):
         return [item.data.get("links", []) for item in self._scan(prefix)]
 
 
+class RunLeads(RunItems):
+    """What captions and the planner suggest, and what came of it: every page of results read
+    (`page#`: the query, who it was about, its hits with titles), recognitions spent per page
+    (`quota#`), photos looked at (`looked#`), the planner's hunches (`hunch#`), pairs that no photo
+    proved (`nolink#`) and the planner's calls (`asked#`). One item per fact; a page holds at most
+    one request's results (Brave: 200 titles, well under an item's 400 KB)."""
+
+    def save_page(self, query: str, subjects: list[str], hits: list[ImageHit], at: float) -> None:
+        self._put(
+            f"page#{_digest(query)}",
+            {
+                "query": query,
+                "subjects": subjects,
+                "at": at,
+                "hits": [[h.image_url, h.page_url, h.title] for h in hits],
+            },
+            if_absent=True,
+        )
+
+    def pages(self) -> list[dict[str, Any]]:
+        """Every page read, in the order they were read."""
+        return sorted(
+            (item.data for item in self._scan("page#")), key=lambda d: (d.get("at", 0.0), d["query"])
+        )
+
+    def has_page(self, query: str) -> bool:
+        return self._get(f"page#{_digest(query)}") is not None
+
+    def spend_quota(self, query: str, ceiling: int) -> bool:
+        """Claim one recognition among the results of `query` (at most `ceiling` per page)."""
+        inc = Increment(self.pk, f"quota#{_digest(query)}", "used", ceiling=ceiling, ttl_seconds=self.ttl)
+        return self.memory.increment(inc) is not None
+
+    def quotas(self) -> dict[str, int]:
+        """Recognitions spent per page, by the query's digest."""
+        return {i.sk.removeprefix("quota#"): int(i.counters.get("used", 0)) for i in self._scan("quota#")}
+
+    def mark_looked(self, url: str) -> None:
+        self._put(f"looked#{_digest(url)}", {"url": url})
+
+    def looked(self) -> set[str]:
+        return {str(i.data["url"]) for i in self._scan("looked#")}
+
+    def add_hunch(self, a: str, b: str, data: dict[str, Any]) -> bool:
+        """Keep a planner's hunch that a and b met (the first one about a pair holds)."""
+        return self._put(f"hunch#{edge_id(a, b)}", {"a": a, "b": b, **data}, if_absent=True)
+
+    def hunches(self) -> list[dict[str, Any]]:
+        return [item.data for item in self._scan("hunch#")]
+
+    def mark_nolink(self, a: str, b: str) -> None:
+        """No photo we could find proves a–b: stop spending on the pair."""
+        self._put(f"nolink#{edge_id(a, b)}", {})
+
+    def nolinks(self) -> set[str]:
+        return {i.sk.removeprefix("nolink#") for i in self._scan("nolink#")}
+
+    def record_ask(self, number: int, data: dict[str, Any]) -> None:
+        self._put(f"asked#{number:03d}", data, if_absent=True)
+
+    def asks(self) -> list[dict[str, Any]]:
+        return [item.data for item in self._scan("asked#")]
+
+
 class RunMemory:
     """Everything a run remembers, by concern; each part is also usable on its own."""
 
@@ -295,6 +362,7 @@ class RunMemory:
         self.caches = RunCaches(memory, run_id, ttl_seconds)
         self.frontier = RunFrontier(memory, run_id, ttl_seconds)
         self.evidence = RunEvidence(memory, run_id, ttl_seconds)
+        self.leads = RunLeads(memory, run_id, ttl_seconds)
 
 
 class SharedMemory:

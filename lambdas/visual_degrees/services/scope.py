@@ -31,7 +31,7 @@ class RunScope:
         ttl = state.options.ttl_seconds
         memory = RunMemory(ctx.memory, state.run_id, ttl)
         self.control, self.caches = memory.control, memory.caches
-        self.frontier, self.evidence = memory.frontier, memory.evidence
+        self.frontier, self.evidence, self.leads = memory.frontier, memory.evidence, memory.leads
         self.budget = Budget(ctx.memory, state.run_id, state.options.budgets, ctx.costs, ttl)
         self.log = EventLog(ctx.memory, ctx.sink, ttl_seconds=ttl)
         self.shared = SharedMemory(ctx.memory, ctx.providers.web)

@@ -8,17 +8,23 @@ from __future__ import annotations
 
 from visual_degrees.domain.models import RunState
 from visual_degrees.domain.queries import pair_query
-from visual_degrees.services import both_ends
+from visual_degrees.services import both_ends, lead_search
 from visual_degrees.services.confirm import settle
 from visual_degrees.services.context import StepContext
 from visual_degrees.services.evidence import budget_flags, find_pair, record, search
 from visual_degrees.services.observe import Observed
+from visual_degrees.services.progress import show_progress
 from visual_degrees.services.scope import RunScope
 
 
 def run(state: RunState, ctx: StepContext) -> RunState:
     scope = RunScope(ctx, state)
     knobs = scope.knobs
+    if knobs.caption_leads:
+        if state.frontier and state.selected:
+            show_progress(scope, state.frontier, state.selected)
+        done = lead_search.advance(scope)
+        return state.advanced(selected=None, reached=done.reached, **budget_flags(scope, *done.observed))
     node = scope.person(state.selected or state.frontier or state.person_a.key)
     path = [*state.path, node.key]
     state = scope.state = state.model_copy(update={"path": path, "hop": state.hop + 1, "frontier": node.key})

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from visual_degrees.domain.models import RunState
 from visual_degrees.services.context import StepContext
+from visual_degrees.services.progress import partial_paths_payload
 from visual_degrees.services.scope import RunScope
 
 
@@ -13,7 +14,7 @@ def run(state: RunState, ctx: StepContext) -> RunState:
         "cancelled",
         {
             "hop": state.hop,
-            "partialPath": [scope.person(k).name for k in state.path],
+            **partial_paths_payload(scope),
             "usage": scope.budget.summary(),
         },
     )

@@ -9,7 +9,7 @@ moves, and the side switches, whenever another person is the better bet.
 from __future__ import annotations
 
 from visual_degrees.domain.models import RunState
-from visual_degrees.services import both_ends, discovery
+from visual_degrees.services import both_ends, discovery, lead_search
 from visual_degrees.services.context import StepContext
 from visual_degrees.services.evidence import budget_flags
 from visual_degrees.services.scope import RunScope
@@ -17,6 +17,15 @@ from visual_degrees.services.scope import RunScope
 
 def run(state: RunState, ctx: StepContext) -> RunState:
     scope = RunScope(ctx, state)
+    if scope.knobs.caption_leads:
+        done = lead_search.discover(scope)
+        return state.advanced(
+            reached=done.reached,
+            candidates_found=done.found,
+            candidates_left=done.found,
+            discovery_exhausted=done.exhausted,
+            **budget_flags(scope, *done.observed),
+        )
     if not scope.knobs.both_ends:
         found = discovery.around_frontier(scope)
         return state.advanced(

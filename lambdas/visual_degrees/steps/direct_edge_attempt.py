@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from visual_degrees.domain.models import RunState
 from visual_degrees.domain.queries import pair_query
+from visual_degrees.services import lead_search
 from visual_degrees.services.confirm import settle
 from visual_degrees.services.context import StepContext
 from visual_degrees.services.evidence import budget_flags, find_pair, record, search
@@ -22,6 +23,9 @@ def run(state: RunState, ctx: StepContext) -> RunState:
     if knobs.evidence_graph and scope.decide("remembered", lambda: chain_in_memory(scope)):
         scope.status(f"Earlier runs already proved a chain from {a.name} to {b.name}")
         return state.advanced(reached=True, **budget_flags(scope, Observed()))
+    if knobs.caption_leads:
+        done = lead_search.direct(scope)
+        return state.advanced(reached=done.reached, **budget_flags(scope, *done.observed))
     observed = search(scope, pair_query(a.name, b.name), skip_portraits_of=[a.name, b.name])
     record(scope, observed, frontier=a.key, focus={a.key, b.key})
     direct = find_pair(scope, observed, a.key, b.key)

@@ -6,6 +6,7 @@ from visual_degrees.domain.models import RunState
 from visual_degrees.domain.paths import graph_payload
 from visual_degrees.services.context import StepContext
 from visual_degrees.services.evidence import shown_edges
+from visual_degrees.services.progress import partial_paths_payload
 from visual_degrees.services.scope import RunScope
 
 REASONS = {
@@ -32,7 +33,7 @@ def run(state: RunState, ctx: StepContext) -> RunState:
             "message": message,
             "hopsTried": state.hop,
             "maxHops": state.options.max_hops,
-            "partialPath": [scope.person(k).name for k in state.path],
+            **partial_paths_payload(scope),
             "usage": scope.budget.summary(),
             "simSeconds": round(ctx.clock.now() - state.started_at, 3),
             "graph": graph_payload(shown_edges(scope.evidence.edges()), scope.evidence.names()),

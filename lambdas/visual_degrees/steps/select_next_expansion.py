@@ -11,6 +11,7 @@ from __future__ import annotations
 from visual_degrees.domain.models import RunState
 from visual_degrees.domain.names import name_key
 from visual_degrees.domain.planning import PlannerContext
+from visual_degrees.services import lead_search
 from visual_degrees.services.context import StepContext
 from visual_degrees.services.scope import RunScope
 from visual_degrees.services.selection import choose_plan, offered, plan_order, untried_candidates
@@ -18,6 +19,11 @@ from visual_degrees.services.selection import choose_plan, offered, plan_order, 
 
 def run(state: RunState, ctx: StepContext) -> RunState:
     scope = RunScope(ctx, state)
+    if scope.knobs.caption_leads:
+        done = lead_search.select(scope)
+        if done.pair is None:
+            return state.advanced(selected=None, candidates_left=False)
+        return state.advanced(frontier=done.pair[0], selected=done.pair[1], candidates_left=True)
     frontier = scope.person(state.frontier or state.person_a.key)
     target = state.person_b if state.side == "A" else state.person_a
     untried = untried_candidates(scope, frontier.key)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from visual_degrees.domain.models import Edge, RunState
 from visual_degrees.domain.queries import discovery_query, pair_query
+from visual_degrees.services import lead_search
 from visual_degrees.services.confirm import settle
 from visual_degrees.services.context import StepContext
 from visual_degrees.services.evidence import budget_flags, find_pair, record, search
@@ -15,6 +16,17 @@ from visual_degrees.services.selection import untried_candidates
 def run(state: RunState, ctx: StepContext) -> RunState:
     scope = RunScope(ctx, state)
     knobs = scope.knobs
+    if knobs.caption_leads:
+        if state.selected is None or state.frontier is None:
+            return state.advanced(candidates_left=False, discovery_exhausted=False)
+        done = lead_search.verify(scope, [state.frontier, state.selected])
+        return state.advanced(
+            verified=done.pair is not None,
+            reached=done.reached,
+            candidates_left=done.found,
+            discovery_exhausted=False,
+            **budget_flags(scope, *done.observed),
+        )
     frontier = scope.person(state.frontier or state.person_a.key)
     # Meeting in the middle, S2 decides when discovery is over (nobody open on either side).
     exhausted_discovery = not knobs.both_ends and discovery_query(frontier.name, state.round) is None

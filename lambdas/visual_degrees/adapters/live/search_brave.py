@@ -44,6 +44,8 @@ class _Result(_Lenient):
 
 
 class BraveImageSearch(JsonApi):
+    page_size = MAX_COUNT  # results one paid request returns (up to 200 images, one price)
+
     def __init__(
         self,
         api_key: SecretStr | str | None,

@@ -51,6 +51,8 @@ class _Item(_Lenient):
 
 
 class GoogleImageSearch(JsonApi):
+    page_size = MAX_NUM  # results one paid request returns (Custom Search: at most 10)
+
     def __init__(
         self,
         api_key: SecretStr | str | None,

@@ -1,0 +1,126 @@
+"""Reading image titles: who a caption names, whether it shows unnamed people, and which event.
+
+Captions are free information: a search returns a page of results, and every title that names two
+people together is a *lead* that one photo may show both. A lead decides where to spend; only a
+recognised photo makes a link. Titles come from anywhere (agency captions, page titles), so this is
+a heuristic over the common shape "Name, Name and Name <at/on/attend…> <event>" and "…: Name, Name
+and others", written for no particular site; a wrong guess costs at most a recognition.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from visual_degrees.domain.names import name_key
+
+MAX_NAMES = 12  # names read from one title
+MAX_NAME_WORDS = 6
+_TOKEN = re.compile(r"[\w'’.\-]+|[,;&():]", re.UNICODE)
+_SEPARATORS = frozenset({",", ";", "&", "(", ")", ":"})
+_CONNECTORS = frozenset({"and", "with", "und", "et", "y", "e"})
+# Lower-case words that belong inside names ("Ludwig van Beethoven", "Rossy de Palma").
+_PARTICLES = frozenset(
+    {"de", "van", "von", "der", "den", "da", "del", "della", "di", "du", "la", "le", "bin", "al", "el"}
+    | {"dos", "das", "do", "ten", "ter", "st."}
+)
+# Capitalised words that start a title but are no name ("Actor Tom Hanks", "The cast of …").
+_ROLES = frozenset(
+    {"actor", "actress", "actors", "actresses", "director", "directors", "singer", "producer", "writer"}
+    | {"model", "musician", "comedian", "host", "guest", "guests", "presenter", "star", "stars", "cast"}
+    | {"member", "members"}
+)
+# Capitalised words that never start a name ("The cast of …", "At the premiere …").
+_LEADING = frozenset({"The", "A", "An", "At", "On", "In", "Of", "For", "During", "From", "To", "By"})
+# Words saying the photo shows more people than it names.
+_UNNAMED = re.compile(r"\b(a guest|guests|others|friends?|and family|fans|crowd)\b", re.IGNORECASE)
+_EVENT_STOP = frozenset(
+    {"the", "a", "an", "of", "at", "on", "for", "and", "with", "premiere", "red", "carpet", "set", "press"}
+    | {"event", "photocall", "cast", "its", "guest", "guests", "others", "other", "stage", "during"}
+    | {"after", "party", "charity", "festival", "jury", "in", "to", "attend", "attends", "arrive"}
+    | {"arrives", "pose", "poses", "together", "photo", "photos", "image", "getty", "images"}
+)
+
+
+def _capitalised(token: str) -> bool:
+    word = token.strip("'’\"")
+    return bool(word) and (word[0].isupper() or (word[0].isdigit() and any(c.isalpha() for c in word)))
+
+
+@lru_cache(maxsize=65_536)
+def names_in_title(title: str) -> tuple[str, ...]:
+    """The people a title names, in its order: runs of capitalised words (with name particles) in
+    the part that names people, which is the title's start up to its first plain word, and a list
+    after a last colon ("The cast of X: A, B and others")."""
+    head, colon, tail = title.rpartition(":")
+    parts = [head, tail] if colon and "(" not in tail else [title]
+    found: list[str] = []
+    for part in parts:
+        run: list[str] = []
+        for token in _TOKEN.findall(part):
+            low = token.lower()
+            if token in _SEPARATORS or low in _CONNECTORS:
+                _close(run, found)
+            elif low in _ROLES and not run:
+                continue  # "Actor Tom Hanks", "The cast of …"
+            elif (_capitalised(token) and (run or token not in _LEADING)) or (run and low in _PARTICLES):
+                run.append(token)
+            elif not run and token in _LEADING:
+                continue
+            else:
+                break  # the first plain word ends the names
+        _close(run, found)
+    return tuple(found[:MAX_NAMES])
+
+
+def _close(run: list[str], found: list[str]) -> None:
+    """End a run of name words: keep it as a name if it reads as one."""
+    while run and run[-1] in _PARTICLES:  # a trailing lower-case particle is prose ("… de")
+        run.pop()
+    if run and len(run) <= MAX_NAME_WORDS and (len(run) > 1 or len(run[0].strip("'’")) > 2):
+        name = " ".join(run)
+        if name not in found:
+            found.append(name)
+    run.clear()
+
+
+@lru_cache(maxsize=65_536)
+def people_in_title(title: str) -> tuple[tuple[str, str], ...]:
+    """names_in_title as (person key, name as written), without repeats or blank keys."""
+    found: dict[str, str] = {}
+    for name in names_in_title(title):
+        key = name_key(name)
+        if key and key not in found:
+            found[key] = name
+    return tuple(found.items())
+
+
+def keys_in_title(title: str) -> tuple[str, ...]:
+    """The person keys (name_key) of the people a title names."""
+    return tuple(key for key, _ in people_in_title(title))
+
+
+@lru_cache(maxsize=65_536)
+def shows_unnamed(title: str) -> bool:
+    """Does the caption say the photo shows people it does not name ("and a guest", "and others")?"""
+    return _UNNAMED.search(title) is not None
+
+
+@lru_cache(maxsize=65_536)
+def event_words(title: str) -> frozenset[str]:
+    """The words that tell which event a photo is from: the title without its names and without the
+    words every caption uses ("premiere", "red carpet", …)."""
+    text = title
+    for name in names_in_title(title):
+        text = text.replace(name, " ")
+    words = re.findall(r"[^\W_]+", text.casefold())
+    return frozenset(w for w in words if w not in _EVENT_STOP and len(w) > 1)
+
+
+def same_event(a: frozenset[str], b: frozenset[str]) -> bool:
+    """Do two sets of event words (event_words) name the same event? At least half the words of the
+    shorter one, and at least one."""
+    if not a or not b:
+        return False
+    shared = len(a & b)
+    return shared >= 1 and shared * 2 >= min(len(a), len(b))

@@ -1,0 +1,188 @@
+"""The chain agenda: where to spend next, from everything the run knows.
+
+Knowledge proposes, photos prove. The run keeps three kinds of pairs: *links* (a recognised photo of
+both, the run graph), *leads* (a title names both, or names one with unnamed guests at an event the
+other was at) and *hunches* (the planner believes they worked together). The agenda looks for the
+cheapest chain A..B within max hops over all three, pricing each pair by what proving it would cost
+(a link nothing, a lead one recognition, a hunch a pair search), and the run acts on its first
+unproven pair. When no chain exists, a person is searched to read more titles (expansion.py).
+
+Every choice is a pure function of run memory, so a re-run step that journals its choices replays them.
+"""
+
+from __future__ import annotations
+
+import heapq
+from dataclasses import dataclass
+
+from visual_degrees.domain.models import ImageHit
+from visual_degrees.domain.paths import edge_id
+from visual_degrees.domain.queries import pair_query
+from visual_degrees.services.evidence import record
+from visual_degrees.services.leads import LeadBook
+from visual_degrees.services.observe import Observed, read_page, recognise
+from visual_degrees.services.scope import RunScope
+
+# Relative prices of proving a pair (a search costs five recognitions at list prices); a hunch costs
+# a search plus the chance that the planner is wrong, a guest photo a recognition that often misses.
+COST_LINK = 0.0
+COST_LEAD = 1.0
+COST_GUEST = 2.0
+COST_RETRY = 6.0  # named together, but every photo in hand failed: a pair search may find more
+COST_HUNCH = 8.0
+COST_WEAK = 5.0  # a link shown only by a photo that may be a lookalike: a second photo is needed
+PHOTOS_PER_TRY = 2  # photos of one pair recognised at once (concurrently)
+
+
+@dataclass(frozen=True)
+class Chain:
+    keys: list[str]
+    cost: float
+
+    def pairs(self) -> list[tuple[str, str]]:
+        return list(zip(self.keys, self.keys[1:], strict=False))
+
+
+def pair_cost(scope: RunScope, book: LeadBook, x: str, y: str) -> float | None:
+    """What proving x–y would cost now, or None if nothing known could prove it (memoised on the
+    book: a step that changes the run graph or the leads reads a new book)."""
+    pair = (x, y) if x < y else (y, x)
+    if pair not in book.costs:
+        book.costs[pair] = _pair_cost(scope, book, x, y)
+    return book.costs[pair]
+
+
+def _pair_cost(scope: RunScope, book: LeadBook, x: str, y: str) -> float | None:
+    graph = scope.graph
+    if graph.confidence(x, y) is not None:
+        if graph.trusted(x, y, scope.knobs.strong_confidence):
+            return COST_LINK
+        if edge_id(x, y) in book.doubted:
+            return None
+        return COST_LEAD if book.has_open_photo(x, y) else COST_WEAK
+    if book.blocked(x, y):
+        return None
+    if y in book.adjacent.get(x, {}):  # named together in some title
+        if book.has_open_photo(x, y):
+            return COST_LEAD
+        return None if book.searched_pair(x, y) else COST_RETRY
+    if y in book.hunches.get(x, {}):
+        if book.guest_photos(x, y) or book.guest_photos(y, x):
+            return COST_GUEST
+        return None if book.searched_pair(x, y) else COST_HUNCH
+    return None
+
+
+def neighbours(scope: RunScope, book: LeadBook, key: str) -> set[str]:
+    return scope.graph.neighbors(key).keys() | book.neighbours(key)
+
+
+def best_chain(scope: RunScope, book: LeadBook) -> Chain | None:
+    """The cheapest chain A..B of at most max_hops pairs (ties: fewer pairs), or None."""
+    state = scope.state
+    a, b, max_hops = state.person_a.key, state.person_b.key, scope.options.max_hops
+    best: dict[str, tuple[float, int]] = {a: (0.0, 0)}
+    parent: dict[str, str] = {}
+    heap: list[tuple[float, int, str]] = [(0.0, 0, a)]
+    while heap:
+        cost, hops, node = heapq.heappop(heap)
+        if best.get(node) != (cost, hops):
+            continue
+        if node == b:
+            break
+        if hops >= max_hops:
+            continue
+        for nxt in sorted(neighbours(scope, book, node)):
+            step = pair_cost(scope, book, node, nxt)
+            if step is None:
+                continue
+            cand = (cost + step, hops + 1)
+            if nxt not in best or cand < best[nxt]:
+                best[nxt] = cand
+                parent[nxt] = node
+                heapq.heappush(heap, (cand[0], cand[1], nxt))
+    if b not in parent:
+        return None
+    keys = [b]
+    while keys[-1] != a:
+        keys.append(parent[keys[-1]])
+    keys.reverse()
+    return Chain(keys=keys, cost=best[b][0])
+
+
+def next_pair(scope: RunScope, book: LeadBook) -> list[str] | None:
+    """The first pair of the best chain that is not yet a trusted link (None: no chain to work on)."""
+    chain = best_chain(scope, book)
+    if chain is None:
+        return None
+    for x, y in chain.pairs():
+        if pair_cost(scope, book, x, y) != COST_LINK:
+            return [x, y]
+    return None
+
+
+def name(scope: RunScope, book: LeadBook, key: str) -> str:
+    return book.name(key)
+
+
+def prove(scope: RunScope, book: LeadBook, x: str, y: str) -> Observed:
+    """Spend on proving x–y: recognise photos that may show both; if none is in hand, search the
+    pair ("X Y" ranks photos naming both first) and recognise from that page. A pair nothing more
+    can be tried for is marked, so no chain is priced through it again."""
+    nx, ny = name(scope, book, x), name(scope, book, y)
+    query = pair_query(nx, ny)
+    urls = book.photos_for(x, y)
+    if not urls:
+        scope.status(f"Checking {nx} — {ny}: searching {query!r}")
+        page = read(scope, query, [])
+        if page.exhausted or page.failed:
+            return page
+        book = LeadBook(scope)
+        urls = book.photos_for(x, y)
+        if not urls:
+            scope.leads.mark_nolink(x, y)
+            scope.status(f"No photo found of {nx} with {ny}")
+            return page
+    observed = look(scope, book, urls[:PHOTOS_PER_TRY])
+    if (
+        scope.graph.confidence(x, y) is None
+        and query in book.queries
+        and not LeadBook(scope).photos_for(x, y)
+    ):
+        scope.leads.mark_nolink(x, y)
+        scope.status(f"No photo found of {nx} with {ny}")
+    return observed
+
+
+def read(scope: RunScope, query: str, subjects: list[str]) -> Observed:
+    """Read one page of results into the run's leads (one paid search, or a cache)."""
+    observed = Observed()
+    hits = read_page(scope, query, shared=scope.knobs.shared_cache, result=observed)
+    if hits is not None and not observed.failed:
+        scope.leads.save_page(query, subjects, hits, scope.ctx.clock.now())
+    return observed
+
+
+def look(scope: RunScope, book: LeadBook, urls: list[str]) -> Observed:
+    """Recognise these photos (each charged to a page it came on, at most images_per_search per
+    page), then add what they prove to the run graph, one `evidence` card per photo."""
+    chosen = []
+    for url in urls:
+        page = book.page_for(url)
+        if page is None or not scope.leads.spend_quota(page, scope.options.images_per_search):
+            continue
+        scope.leads.mark_looked(url)
+        chosen.append((page, book.photos[url].hit))
+    observed = Observed()
+    by_page: dict[str, list[ImageHit]] = {}
+    for page, hit in chosen:
+        by_page.setdefault(page, []).append(hit)
+    for page, hits in by_page.items():
+        got = recognise(
+            scope, hits, page, parallel=scope.knobs.parallel_images, shared=scope.knobs.shared_cache
+        )
+        observed.observations += got.observations
+        observed.skipped += got.skipped
+        observed.exhausted = observed.exhausted or got.exhausted
+    record(scope, observed, frontier=None, focus=None)
+    return observed

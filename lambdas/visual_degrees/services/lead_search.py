@@ -1,0 +1,151 @@
+"""The default strategy's work in each state, reading captions as leads (knob `caption_leads`).
+
+- S1 reads one page for "A B" (both people's titles at once) and recognises the photos naming both.
+- S2 reads one more page when no chain is in sight (expansion.py), or none when one is; it stops
+  when an end is in no title and nobody can say where to look for them.
+- S3 asks the planner to match the two sides when they changed (matching.py), then picks the first
+  unproven pair of the cheapest chain (chains.py).
+- S4 proves that pair: photos in hand, else a pair search.
+- S5 moves along the chain: the next unproven pair, one action.
+
+Each returns what its state needs for its flags; budgets are reserved in observe.py before every
+paid call; every decision that changes memory is journalled (RunScope.decide) so a re-run replays it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Any
+
+from visual_degrees.domain.queries import pair_query
+from visual_degrees.services import chains, expansion, matching
+from visual_degrees.services.confirm import settle
+from visual_degrees.services.leads import LeadBook
+from visual_degrees.services.observe import Observed
+from visual_degrees.services.scope import RunScope
+
+# Searches an unseen end's rescue may spend (the planner's hunches about them, checked by pair
+# searches whose pages show their co-stars with unnamed guests).
+RESCUE_SEARCHES = 4
+
+
+@dataclass
+class Outcome:
+    reached: bool = False
+    observed: list[Observed] = field(default_factory=list)
+    found: bool = False  # something to prove next (S2), or a pair picked (S3)
+    exhausted: bool = False  # nobody left to search and nothing left to prove
+    pair: list[str] | None = None
+    unseen: str | None = None
+
+
+def direct(scope: RunScope) -> Outcome:
+    state = scope.state
+    a, b = state.person_a, state.person_b
+    query = pair_query(a.name, b.name)
+    got = chains.read(scope, query, [a.key, b.key])
+    book = LeadBook(scope)
+    photos = book.photos_of_pair(a.key, b.key)
+    looked = chains.look(scope, book, photos[: scope.options.images_per_search])
+    if scope.graph.confidence(a.key, b.key) is not None:
+        scope.status(f"Found a photo of {a.name} with {b.name}")
+    else:
+        scope.status(
+            f"No photo of {a.name} with {b.name} yet; {len(book.photos)} titles read, "
+            f"{len(book.names)} people named"
+        )
+    reached, confirming = settle(scope, "s1")
+    return Outcome(reached=reached, observed=[got, looked, confirming])
+
+
+def discover(scope: RunScope) -> Outcome:
+    """S2: read another page if no chain is in sight; stop if an end cannot be found."""
+    book = LeadBook(scope)
+    if scope.decide("chain", lambda: chains.next_pair(scope, book) is not None):
+        return Outcome(found=True)
+    unseen = scope.decide("unseen", partial(_unseen_end, scope, book))
+    if unseen == _ASK_FIRST:
+        return Outcome(found=True)  # S3 asks the planner where to look for them
+    if unseen is not None:
+        scope.control.update_meta(unseenEnd=unseen)
+        scope.status(f"No photo shows {unseen} with anyone, and nobody could say where else to look")
+        return Outcome(exhausted=True, unseen=unseen)
+    plan = scope.decide("expand", partial(_expansion, scope, book))
+    if plan is None:
+        return Outcome(exhausted=True)
+    query, subjects = str(plan["query"]), [str(k) for k in plan["subjects"]]
+    who = " and ".join(chains.name(scope, book, k) for k in subjects)
+    scope.status(f"Who appears with {who}? Searching {query!r}", side=plan["side"])
+    got = chains.read(scope, query, subjects)
+    reached, confirming = settle(scope, "s2")
+    return Outcome(reached=reached, observed=[got, confirming], found=True)
+
+
+def select(scope: RunScope) -> Outcome:
+    """S3: let the planner match the sides if they changed, then pick the next pair to prove."""
+    book = LeadBook(scope)
+    if scope.decide("consulted", partial(matching.consult, scope, book)):
+        book = LeadBook(scope)
+    pair = scope.decide("pair", partial(chains.next_pair, scope, book))
+    if pair is None:
+        return Outcome()
+    x, y = (chains.name(scope, book, k) for k in pair)
+    scope.status(f"Next: can we prove {x} — {y}?")
+    return Outcome(found=True, pair=pair)
+
+
+def verify(scope: RunScope, pair: list[str]) -> Outcome:
+    """S4: spend on proving the picked pair."""
+    book = LeadBook(scope)
+    observed = chains.prove(scope, book, *pair)
+    proven = scope.graph.confidence(*pair) is not None
+    reached, confirming = settle(scope, "s4")
+    left = scope.decide("left", lambda: chains.next_pair(scope, LeadBook(scope)) is not None)
+    return Outcome(
+        reached=reached, observed=[observed, confirming], found=left, pair=pair if proven else None
+    )
+
+
+def advance(scope: RunScope) -> Outcome:
+    """S5: one more pair of the chain the run is on."""
+    book = LeadBook(scope)
+    pair = scope.decide("pair", partial(chains.next_pair, scope, book))
+    observed = Observed()
+    if pair is not None:
+        x, y = (chains.name(scope, book, k) for k in pair)
+        scope.status(f"Then {x} — {y}")
+        observed = chains.prove(scope, book, *pair)
+    reached, confirming = settle(scope, "s5")
+    return Outcome(reached=reached, observed=[observed, confirming])
+
+
+def _expansion(scope: RunScope, book: LeadBook) -> dict[str, Any] | None:
+    plan = expansion.next_expansion(scope, book)
+    if plan is None:
+        return None
+    return {"query": plan.query, "subjects": plan.subjects, "side": plan.side, "depth": plan.depth}
+
+
+_ASK_FIRST = "\x00ask"
+
+
+def _unseen_end(scope: RunScope, book: LeadBook) -> str | None:
+    """An end no title names after a page about them: every chain needs a photo of them, and titles
+    give no hint where one is. The planner may know their co-stars and films (a rescue, capped at
+    RESCUE_SEARCHES pair searches); without that, stop rather than search blindly.
+    _ASK_FIRST: the planner has not been asked yet."""
+    if not scope.knobs.stop_when_end_unseen:
+        return None
+    for key in expansion.unseen_ends(scope, book):
+        end = chains.name(scope, book, key)
+        if not scope.leads.asks() and matching.can_consult(scope):
+            return _ASK_FIRST
+        rescue = [
+            k
+            for k in book.hunches.get(key, {})
+            if pair_query(end, chains.name(scope, book, k)) in book.queries
+        ]
+        if not book.hunches.get(key) or len(rescue) >= RESCUE_SEARCHES:
+            return end
+    return None

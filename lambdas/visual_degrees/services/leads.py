@@ -1,0 +1,245 @@
+"""The run's leads, seen by one step: every title of every page of results it read, who each names,
+and what the planner suspects. Leads decide where to spend; only a recognised photo makes a link.
+
+Built once per step from run memory (RunLeads): a few dozen items at most, one per page read, so a
+step reads them in one query and works in memory. Title parsing is cached per process.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict, defaultdict
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+from visual_degrees.domain.captions import event_words, people_in_title, same_event, shows_unnamed
+from visual_degrees.domain.models import ImageHit
+from visual_degrees.domain.paths import edge_id
+from visual_degrees.domain.queries import pair_query
+from visual_degrees.services.observe import page_size
+from visual_degrees.services.run_memory import query_digest
+from visual_degrees.services.scope import RunScope
+
+
+@dataclass
+class Photo:
+    """One result: its image, page and title, the people its title names, and the pages it came on."""
+
+    url: str
+    page_url: str
+    title: str
+    keys: tuple[str, ...]
+    unnamed: bool  # the title says it shows more people than it names
+    queries: list[str] = field(default_factory=list)
+
+    @property
+    def hit(self) -> ImageHit:
+        return ImageHit(image_url=self.url, page_url=self.page_url, title=self.title)
+
+    @property
+    def event(self) -> frozenset[str]:
+        return event_words(self.title)
+
+
+@dataclass(frozen=True)
+class Hunch:
+    """The planner's belief that two people met (at `film`, if it said): a lead, never a link."""
+
+    a: str
+    b: str
+    film: str = ""
+    source: str = "planner"
+
+    @cached_property
+    def event(self) -> frozenset[str]:
+        return event_words(self.film) if self.film else frozenset()
+
+
+class Captions:
+    """What the pages of one run say: photos, who titles name, who is named together. Pages never
+    change once read, so this part is kept per run in the process and only new pages are added."""
+
+    def __init__(self) -> None:
+        self.photos: dict[str, Photo] = {}
+        self.of: dict[str, list[str]] = defaultdict(list)  # person key -> photos whose title names them
+        self.names: dict[str, str] = {}  # person key -> a display name read from a title
+        self.adjacent: dict[str, dict[str, list[str]]] = defaultdict(dict)  # x -> y -> photos naming both
+        self.subjects: dict[str, set[str]] = defaultdict(set)  # person key -> queries about them
+        self.queries: set[str] = set()
+        self.page_len: dict[str, int] = {}
+
+    def add(self, page: dict[str, Any]) -> None:
+        query = str(page["query"])
+        hits = page.get("hits", [])
+        self.queries.add(query)
+        self.page_len[query] = len(hits)
+        for key in page.get("subjects", []):
+            self.subjects[str(key)].add(query)
+        for url, page_url, title in hits:
+            photo = self.photos.get(url)
+            if photo is None:
+                people = people_in_title(title)
+                keys = tuple(key for key, _ in people)
+                photo = self.photos[url] = Photo(url, page_url, title, keys, shows_unnamed(title))
+                for key, written in people:
+                    self.names.setdefault(key, written)
+                for i, x in enumerate(keys):
+                    self.of[x].append(url)
+                    for y in keys[i + 1 :]:
+                        self.adjacent[x].setdefault(y, []).append(url)
+                        self.adjacent[y].setdefault(x, []).append(url)
+            photo.queries.append(query)
+
+
+_CACHED_RUNS = 256
+_captions: OrderedDict[str, Captions] = OrderedDict()
+_captions_lock = threading.Lock()
+
+
+def captions_of(run_id: str, pages: list[dict[str, Any]]) -> Captions:
+    """The run's Captions, reusing what this process already read of it."""
+    queries = {str(page["query"]) for page in pages}
+    with _captions_lock:
+        found = _captions.pop(run_id, None)
+    if found is None or not found.queries <= queries:
+        found = Captions()
+    for page in pages:
+        if page["query"] not in found.queries:
+            found.add(page)
+    with _captions_lock:
+        _captions[run_id] = found
+        while len(_captions) > _CACHED_RUNS:
+            _captions.popitem(last=False)
+    return found
+
+
+class LeadBook:
+    def __init__(self, scope: RunScope) -> None:
+        self.scope = scope
+        leads = scope.leads
+        captions = captions_of(scope.state.run_id, leads.pages())
+        self.photos = captions.photos
+        self.of = captions.of
+        self.adjacent = captions.adjacent
+        self.subjects = captions.subjects
+        self.queries = captions.queries
+        self.page_len = captions.page_len
+        self.names: dict[str, str] = dict(captions.names)
+        self.hunches: dict[str, dict[str, Hunch]] = defaultdict(dict)
+        self.costs: dict[tuple[str, str], float | None] = {}  # chains.pair_cost's memo
+        self.looked = leads.looked()
+        self.quota_used = leads.quotas()
+        self.nolink = leads.nolinks()
+        for data in leads.hunches():
+            hunch = Hunch(a=data["a"], b=data["b"], film=data.get("film", ""), source=data.get("source", ""))
+            self.hunches[hunch.a][hunch.b] = hunch
+            self.hunches[hunch.b][hunch.a] = hunch
+            for key, name in ((hunch.a, data.get("nameA")), (hunch.b, data.get("nameB"))):
+                if name:
+                    self.names.setdefault(key, name)
+
+    # ---- what may still be recognised ---------------------------------------------------------
+
+    def quota_left(self, query: str) -> int:
+        return self.scope.options.images_per_search - self.quota_used.get(query_digest(query), 0)
+
+    def available(self, url: str) -> bool:
+        """Not looked at yet, and some page it came on still has recognitions to spend."""
+        return url in self.open
+
+    @cached_property
+    def open(self) -> frozenset[str]:
+        spent = {q for q in self.queries if self.quota_left(q) <= 0}
+        return frozenset(
+            url
+            for url, photo in self.photos.items()
+            if url not in self.looked and not spent.issuperset(photo.queries)
+        )
+
+    def page_for(self, url: str) -> str | None:
+        """The page whose recognitions a photo is charged to: the latest with some left."""
+        photo = self.photos.get(url)
+        if photo is None:
+            return None
+        return next((q for q in reversed(photo.queries) if self.quota_left(q) > 0), None)
+
+    def photos_of_pair(self, x: str, y: str) -> list[str]:
+        """Photos whose title names both, still available, fewest people first (smaller groups
+        are likelier to show both faces clearly)."""
+        urls = [u for u in self.adjacent.get(x, {}).get(y, ()) if u in self.open]
+        return sorted(urls, key=lambda u: (len(self.photos[u].keys), u))
+
+    def has_open_photo(self, x: str, y: str) -> bool:
+        return any(u in self.open for u in self.adjacent.get(x, {}).get(y, ()))
+
+    def guest_photos(self, named: str, other: str) -> list[str]:
+        """Photos naming `named` with people the title does not name, at an event `other` was seen
+        at (another title names them there) or was said to be at (the planner's film): `other` may be
+        one of the unnamed."""
+        events = [self.photos[u].event for u in self.of.get(other, ())]
+        hunch = self.hunches.get(named, {}).get(other)
+        if hunch is not None and hunch.event:
+            events.append(hunch.event)
+        if not events:
+            return []
+        found = []
+        for url in self.of.get(named, ()):
+            photo = self.photos[url]
+            usable = photo.unnamed and other not in photo.keys and self.available(url)
+            if usable and any(same_event(photo.event, event) for event in events):
+                found.append(url)
+        return found
+
+    def photos_for(self, x: str, y: str) -> list[str]:
+        """What to recognise to prove x–y: photos naming both, else photos where one of them may be
+        an unnamed guest at an event the other was at."""
+        both = self.photos_of_pair(x, y)
+        if both:
+            return both
+        return self.guest_photos(x, y) + self.guest_photos(y, x)
+
+    # ---- people ---------------------------------------------------------------------------------
+
+    def named_count(self, key: str) -> int:
+        """How many titles read so far name this person: a sign of how photographed they are."""
+        return len(self.of.get(key, ()))
+
+    def neighbours(self, key: str) -> set[str]:
+        return self.adjacent.get(key, {}).keys() | self.hunches.get(key, {}).keys()
+
+    def searched(self, key: str) -> bool:
+        return bool(self.subjects.get(key))
+
+    def complete(self, key: str) -> bool:
+        """Did a page about them come back short of a full page (every photo naming them is in)?"""
+        size = self.page_size
+        return any(self.page_len.get(q, 0) < size for q in self.subjects.get(key, ()))
+
+    @cached_property
+    def page_size(self) -> int:
+        return page_size(self.scope)
+
+    def blocked(self, x: str, y: str) -> bool:
+        return edge_id(x, y) in self.nolink
+
+    def searched_pair(self, x: str, y: str) -> bool:
+        """Was the pair's own query ("X Y", either order) read already?"""
+        nx, ny = self.name(x), self.name(y)
+        return pair_query(nx, ny) in self.queries or pair_query(ny, nx) in self.queries
+
+    def name(self, key: str) -> str:
+        """A person's display name: A and B as asked, else as a title (or the planner) wrote it,
+        else as the recogniser named them."""
+        state = self.scope.state
+        for person in (state.person_a, state.person_b):
+            if person.key == key:
+                return person.name
+        found = self.names.get(key)
+        if found is None:
+            found = self.names[key] = self.scope.person(key).name
+        return found
+
+    @cached_property
+    def doubted(self) -> set[str]:
+        return self.scope.frontier.doubted()

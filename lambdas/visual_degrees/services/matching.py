@@ -1,0 +1,131 @@
+"""Asking the planner to match the two sides: which people of A's side and of B's side met, and
+through whom. Its answer becomes hunches (leads), checked by photos like any other lead; a hunch is
+shown as a hunch ("might have worked with"), never as a fact.
+
+The planner is asked when the sides have changed since it last was (a new person on either side, a
+new unseen end, a pair that failed), at most once per step, within the LLM budget, with bounded
+attempts (a rejected answer is fed back); an unusable answer leaves the run to its own leads.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+from visual_degrees.domain.errors import ConfigurationError, ProviderError, TransientProviderError
+from visual_degrees.domain.names import name_key
+from visual_degrees.domain.planning import (
+    MAX_SIDE,
+    ConnectContext,
+    ProposedLink,
+    SidePerson,
+    validate_connect,
+)
+from visual_degrees.services.chains import name
+from visual_degrees.services.expansion import sides, unseen_ends
+from visual_degrees.services.leads import LeadBook
+from visual_degrees.services.scope import RunScope
+
+MAX_ATTEMPTS = 2  # each attempt is one LLM call, reserved against the LLM budget
+MAX_FAILED_SHOWN = 20
+# A few calls must stay for when sides grow late or an end turns out to be unseen.
+MAX_CALLS_PER_RUN = 8
+
+
+def context_for(scope: RunScope, book: LeadBook) -> ConnectContext:
+    state = scope.state
+    people = []
+    for depth in sides(scope, book).values():
+        ranked = sorted(depth, key=lambda k: (depth[k], -book.named_count(k), k))[:MAX_SIDE]
+        people.append(
+            [
+                SidePerson(name=name(scope, book, k), distance=depth[k], photos_seen=book.named_count(k))
+                for k in ranked
+            ]
+        )
+    failed = sorted(book.nolink)[:MAX_FAILED_SHOWN]
+    return ConnectContext(
+        person_a=state.person_a.name,
+        person_b=state.person_b.name,
+        side_a=people[0],
+        side_b=people[1],
+        unseen=[name(scope, book, k) for k in unseen_ends(scope, book)],
+        failed=[[name(scope, book, k) for k in pair.split("|")] for pair in failed],
+        max_hops=scope.options.max_hops,
+        remaining_searches=scope.budget.remaining("searches"),
+    )
+
+
+def signature(context: ConnectContext) -> str:
+    data = context.model_dump(by_alias=True, exclude={"remaining_searches", "feedback"})
+    for side in ("sideA", "sideB"):
+        data[side] = sorted(p["name"] for p in data[side])  # photos_seen grows with every page
+    text = json.dumps(data, sort_keys=True, ensure_ascii=False)
+    return hashlib.sha1(text.encode("utf-8"), usedforsecurity=False).hexdigest()
+
+
+def can_consult(scope: RunScope) -> bool:
+    """Is there a planner that matches sides, and budget to ask it?"""
+    planner = scope.ctx.providers.planner
+    return (
+        scope.knobs.planner_matching
+        and planner is not None
+        and hasattr(planner, "connect")
+        and scope.budget.remaining("llmCalls") > 0
+        and len(scope.leads.asks()) < MAX_CALLS_PER_RUN
+    )
+
+
+def consult(scope: RunScope, book: LeadBook) -> int:
+    """Ask the planner if it is worth asking now; keep its hunches. How many new hunches."""
+    if not can_consult(scope):
+        return 0
+    planner = scope.ctx.providers.planner
+    asked = scope.leads.asks()
+    context = context_for(scope, book)
+    if not context.side_a or not context.side_b:
+        return 0
+    mark = signature(context)
+    if any(entry.get("signature") == mark for entry in asked):
+        return 0
+    links = _ask(scope, planner, context)
+    scope.leads.record_ask(len(asked), {"signature": mark, "links": len(links or [])})
+    return _keep(scope, links or [])
+
+
+def _ask(scope: RunScope, planner: object, context: ConnectContext) -> list[ProposedLink] | None:
+    feedback: list[str] = []
+    for _ in range(MAX_ATTEMPTS):
+        if scope.refusal("llmCalls"):
+            return None
+        try:
+            reply = planner.connect(context.model_copy(update={"feedback": feedback}))  # type: ignore[attr-defined]
+        except (ProviderError, TransientProviderError, ConfigurationError) as exc:
+            feedback = [f"the previous answer could not be used ({exc.code})"]
+            continue
+        scope.budget.record_llm_tokens(reply.tokens_in, reply.tokens_out)
+        links, feedback = validate_connect(reply, context)
+        if links is not None:
+            return links
+    return None
+
+
+def _keep(scope: RunScope, links: list[ProposedLink]) -> int:
+    added = []
+    for link in links:
+        a, b = name_key(link.a), name_key(link.b)
+        data = {"nameA": link.a, "nameB": link.b, "film": link.film, "confidence": link.confidence}
+        if a and b and scope.leads.add_hunch(a, b, {**data, "source": "planner"}):
+            added.append(link)
+    if added:
+        said = "; ".join(
+            f"{link.a} might have worked with {link.b}" + (f" ({link.film})" if link.film else "")
+            for link in added[:4]
+        )
+        more = f"; and {len(added) - 4} more" if len(added) > 4 else ""
+        scope.status(
+            f"Hunches to check with photos: {said}{more}",
+            source="planner",
+            hunches=[{"a": link.a, "b": link.b, "film": link.film} for link in added],
+        )
+    return len(added)

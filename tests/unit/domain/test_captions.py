@@ -1,0 +1,84 @@
+"""Reading titles as leads: who a caption names, whether it shows more people, which event."""
+
+from __future__ import annotations
+
+import pytest
+
+from visual_degrees.domain.captions import (
+    event_words,
+    keys_in_title,
+    names_in_title,
+    same_event,
+    shows_unnamed,
+)
+
+
+@pytest.mark.parametrize(
+    ("title", "names"),
+    [
+        ("Kevin Bacon and Tom Hanks at the premiere of Apollo 13 (1995)", ["Kevin Bacon", "Tom Hanks"]),
+        (
+            "Roy Evans, Rock Brynner and Leon Lissek on the red carpet at the premiere of "
+            "Where's Jack? (1969)",
+            ["Roy Evans", "Rock Brynner", "Leon Lissek"],
+        ),
+        (
+            "'Snub' Pollard with Harley Luse on the set of Rollin' Plains (1938)",
+            ["'Snub' Pollard", "Harley Luse"],
+        ),
+        (
+            "The cast of Homeward Bound: The Incredible Journey (1993) at its premiere: Frank Welker, "
+            "Sally Field, Mark L. Taylor and others",
+            ["Frank Welker", "Sally Field", "Mark L. Taylor"],
+        ),
+        (
+            "Cheech Marin with George 'Buck' Flower at the premiere of "
+            "The Magic of the Golden Bear: Goldy III (1994)",
+            ["Cheech Marin", "George 'Buck' Flower"],
+        ),
+        (
+            "Ken Swofford, Martika, Julie Whitman and a guest at a photocall for Annie (1982)",
+            ["Ken Swofford", "Martika", "Julie Whitman"],
+        ),
+        ("Ludwig van Beethoven and Bobby Van at a gala", ["Ludwig van Beethoven", "Bobby Van"]),
+        (
+            "Actors Kevin Bacon and Kyra Sedgwick attend the premiere of 'Footloose' at the Ziegfeld Theatre "
+            "on May 1, 2011 in New York City.",
+            ["Kevin Bacon", "Kyra Sedgwick"],
+        ),
+        ("photo of a sunset over the sea", []),
+        ("", []),
+    ],
+)
+def test_names_are_read_from_the_part_of_a_title_that_names_people(title, names):
+    assert list(names_in_title(title)) == names
+
+
+def test_keys_are_name_keys_without_repeats():
+    assert keys_in_title("Zoë Saldaña and ZOE SALDANA with Sam Worthington at a gala") == (
+        "zoe saldana",
+        "sam worthington",
+    )
+
+
+@pytest.mark.parametrize(
+    ("title", "unnamed"),
+    [
+        ("A, B and a guest at the premiere of X (1999)", True),
+        ("A, B and guests at the X Awards", True),
+        ("The cast of X (1999) at its premiere: A, B, C and others", True),
+        ("Ann Lee and Bob Ray at the premiere of X (1999)", False),
+    ],
+)
+def test_a_title_saying_it_shows_more_people_than_it_names(title, unnamed):
+    assert shows_unnamed(title) is unnamed
+
+
+def test_two_captions_of_one_event_share_its_words_and_another_event_does_not():
+    one = event_words("Ann Lee and Bob Ray at the premiere of Mary Poppins (1964)")
+    same = event_words("Cat Wu, Dan Oz and a guest on the set of Mary Poppins (1964)")
+    other = event_words("Ann Lee at the premiere of The Sound of Music (1965)")
+    assert "poppins" in one and "ann" not in one and "premiere" not in one
+    assert same_event(one, same)
+    assert not same_event(one, other)
+    assert not same_event(frozenset(), one)

@@ -1,0 +1,66 @@
+"""What the planner may answer when asked to match the two sides, and what is refused."""
+
+from __future__ import annotations
+
+import pytest
+
+from visual_degrees.domain.planning import (
+    ConnectContext,
+    ConnectReply,
+    ProposedLink,
+    SidePerson,
+    printable,
+    validate_connect,
+)
+
+
+def context() -> ConnectContext:
+    return ConnectContext(
+        person_a="Ann Lee",
+        person_b="Bob Ray",
+        side_a=[SidePerson(name="Ann Lee", distance=0), SidePerson(name="Cat Wu", distance=1)],
+        side_b=[SidePerson(name="Bob Ray", distance=0), SidePerson(name="Dan Oz", distance=1)],
+    )
+
+
+def test_offered_names_are_spelled_as_offered_and_new_people_may_bridge():
+    reply = ConnectReply(
+        links=[
+            ProposedLink(a="cat wu", b="Eve Fox", film="Film (1999)"),
+            ProposedLink(a="Eve Fox", b="DAN OZ"),
+        ]
+    )
+    links, errors = validate_connect(reply, context())
+    assert errors == []
+    assert [(link.a, link.b) for link in links or []] == [("Cat Wu", "Eve Fox"), ("Eve Fox", "Dan Oz")]
+
+
+@pytest.mark.parametrize(
+    ("link", "problem"),
+    [
+        (ProposedLink(a="Cat Wu", b="cat wu"), "two different people"),
+        (ProposedLink(a="Cat Wu", b="see https://evil.example/x"), "no URLs"),
+        (ProposedLink(a="Cat Wu", b="Eve\u202eFox"), "plain text"),
+        (ProposedLink(a="Cat Wu", b="x" * 101), "plain text"),
+        (ProposedLink(a="Cat Wu", b="Eve Fox", film="www.example.com"), "film"),
+        (ProposedLink(a="Zed Zee", b="Yan Yu"), "involves nobody offered"),
+    ],
+)
+def test_unusable_links_are_refused_with_a_reason_to_feed_back(link, problem):
+    links, errors = validate_connect(ConnectReply(links=[link]), context())
+    assert links is None and any(problem in e for e in errors)
+
+
+def test_too_many_links_and_a_narration_with_markup_are_refused():
+    many = [ProposedLink(a="Cat Wu", b=f"Person {chr(65 + i)}") for i in range(13)]
+    assert validate_connect(ConnectReply(links=many), context())[0] is None
+    assert validate_connect(ConnectReply(links=[], narration="\x07bell"), context())[0] is None
+    assert validate_connect(ConnectReply(links=[]), context()) == ([], [])
+
+
+def test_printable_text_has_no_controls_bidi_or_urls_and_respects_its_length():
+    assert printable("Ann Lee", 20) == "Ann Lee"
+    assert printable("Ann\x00Lee", 20) is None
+    assert printable("Ann\u200fLee", 20) is None
+    assert printable("http://x.y", 20) is None
+    assert printable("A" * 21, 20) is None
