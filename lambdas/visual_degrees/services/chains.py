@@ -62,15 +62,16 @@ def _pair_cost(scope: RunScope, book: LeadBook, x: str, y: str) -> float | None:
         return COST_LEAD if book.has_open_photo(x, y) else COST_WEAK
     if book.blocked(x, y):
         return None
-    if y in book.adjacent.get(x, {}):  # named together in some title
-        if book.has_open_photo(x, y):
-            return COST_LEAD
-        return None if book.searched_pair(x, y) else COST_RETRY
-    if y in book.hunches.get(x, {}):
-        if book.guest_photos(x, y) or book.guest_photos(y, x):
-            return COST_GUEST
-        return None if book.searched_pair(x, y) else COST_HUNCH
-    return None
+    named_together = y in book.adjacent.get(x, {})
+    if named_together and book.has_open_photo(x, y):
+        return COST_LEAD
+    if not named_together and y not in book.hunches.get(x, {}):
+        return None
+    if book.guest_photos(x, y) or book.guest_photos(y, x):
+        return COST_GUEST  # one of them may be the unnamed guest of a photo of the other
+    if book.searched_pair(x, y):
+        return None
+    return COST_RETRY if named_together else COST_HUNCH
 
 
 def neighbours(scope: RunScope, book: LeadBook, key: str) -> set[str]:

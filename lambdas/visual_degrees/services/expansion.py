@@ -59,11 +59,14 @@ def ranked(scope: RunScope, book: LeadBook, depth: dict[str, int]) -> list[str]:
 
 
 def next_expansion(scope: RunScope, book: LeadBook) -> Expansion | None:
+    """The next page to read, or None when nobody is left to search on a side: every chain needs
+    someone of each side, and the other side's pages cannot show this side's people (its titles
+    are all read)."""
     both = sides(scope, book)
     best = {side: ranked(scope, book, depth) for side, depth in both.items()}
     a = best["A"][0] if best["A"] else None
     b = best["B"][0] if best["B"] else None
-    if a is None and b is None:
+    if a is None or b is None:
         return None
     if a is not None and b is not None and a != b:
         query = pair_query(name(scope, book, a), name(scope, book, b))
@@ -78,9 +81,11 @@ def next_expansion(scope: RunScope, book: LeadBook) -> Expansion | None:
 
 def unseen_ends(scope: RunScope, book: LeadBook) -> list[str]:
     """Ends that a page about them was read for and no title names (and no link shows)."""
+    return [key for key in unlinked_ends(scope, book) if not book.named_count(key)]
+
+
+def unlinked_ends(scope: RunScope, book: LeadBook) -> list[str]:
+    """Ends that a page about them was read for and no photo shows with anyone yet."""
     state = scope.state
-    return [
-        key
-        for key in (state.person_a.key, state.person_b.key)
-        if book.searched(key) and not book.named_count(key) and not scope.graph.degree(key)
-    ]
+    ends = (state.person_a.key, state.person_b.key)
+    return [key for key in ends if book.searched(key) and not scope.graph.degree(key)]

@@ -73,6 +73,12 @@ def discover(scope: RunScope) -> Outcome:
         return Outcome(exhausted=True, unseen=unseen)
     plan = scope.decide("expand", partial(_expansion, scope, book))
     if plan is None:
+        stuck = expansion.unlinked_ends(scope, book)
+        if stuck:
+            end = chains.name(scope, book, stuck[0])
+            scope.control.update_meta(unseenEnd=end)
+            scope.status(f"No photo we could find shows {end} with anyone; every chain needs one")
+            return Outcome(exhausted=True, unseen=end)
         return Outcome(exhausted=True)
     query, subjects = str(plan["query"]), [str(k) for k in plan["subjects"]]
     who = " and ".join(chains.name(scope, book, k) for k in subjects)

@@ -22,7 +22,7 @@ from visual_degrees.domain.planning import (
     validate_connect,
 )
 from visual_degrees.services.chains import name
-from visual_degrees.services.expansion import sides, unseen_ends
+from visual_degrees.services.expansion import sides, unlinked_ends
 from visual_degrees.services.leads import LeadBook
 from visual_degrees.services.scope import RunScope
 
@@ -49,7 +49,7 @@ def context_for(scope: RunScope, book: LeadBook) -> ConnectContext:
         person_b=state.person_b.name,
         side_a=people[0],
         side_b=people[1],
-        unseen=[name(scope, book, k) for k in unseen_ends(scope, book)],
+        unseen=[name(scope, book, k) for k in unlinked_ends(scope, book)],
         failed=[[name(scope, book, k) for k in pair.split("|")] for pair in failed],
         max_hops=scope.options.max_hops,
         remaining_searches=scope.budget.remaining("searches"),
