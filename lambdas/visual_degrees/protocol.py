@@ -21,9 +21,10 @@ so run ids cannot be probed.
 from __future__ import annotations
 
 import json
+import re
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, TypeAdapter, ValidationError
+from pydantic import ConfigDict, Field, TypeAdapter, ValidationError
 
 from visual_degrees.constants import MAX_MESSAGE_BYTES
 from visual_degrees.domain.errors import VisualDegreesError
@@ -43,6 +44,11 @@ UNAUTHORIZED = "unauthorized"
 INTERNAL_ERROR = "internal_error"
 
 ACTIONS = ("startRun", "subscribe", "cancelRun", "getRun")
+# Deeper than any message of the protocol (startRun's options.budgets is 3 levels), far below what
+# would exhaust the parser's recursion: `[` x 50,000 is 50 KB, well under the size limit.
+MAX_JSON_DEPTH = 32
+_STRINGS = re.compile(r'"(?:[^"\\]|\\.)*"')
+_NOT_BRACKETS = re.compile(r"[^\[\]{}]+")
 _RUN_ID = Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_.:-]+$")
 _TOKEN = Field(default=None, min_length=1, max_length=128)
 
@@ -59,27 +65,34 @@ class ProtocolError(VisualDegreesError):
         return error_reply(self.code, self.message, self.action)
 
 
-class StartRun(Model):
+class Message(Model):
+    """A client message. Strict: a number is a JSON number, a flag a JSON boolean (`"3"` and `true`
+    are no maxHops); nothing is coerced."""
+
+    model_config = ConfigDict(strict=True)
+
+
+class StartRun(Message):
     action: Literal["startRun"]
     person_a: str = Field(max_length=1000)  # the name rules (<= 200 chars, …) are checked by S0's validator
     person_b: str = Field(max_length=1000)
     options: dict[str, Any] | None = None
 
 
-class Subscribe(Model):
+class Subscribe(Message):
     action: Literal["subscribe"]
     run_id: str = _RUN_ID
     from_seq: int = Field(default=1, ge=1)
     run_token: str | None = _TOKEN
 
 
-class CancelRun(Model):
+class CancelRun(Message):
     action: Literal["cancelRun"]
     run_id: str = _RUN_ID
     run_token: str | None = _TOKEN
 
 
-class GetRun(Model):
+class GetRun(Message):
     action: Literal["getRun"]
     run_id: str = _RUN_ID
     run_token: str | None = _TOKEN
@@ -94,10 +107,7 @@ def parse_message(raw: str | bytes) -> StartRun | Subscribe | CancelRun | GetRun
     size = len(raw.encode("utf-8") if isinstance(raw, str) else raw)
     if size > MAX_MESSAGE_BYTES:
         raise ProtocolError(MESSAGE_TOO_LARGE, f"message is {size} bytes; the limit is {MAX_MESSAGE_BYTES}")
-    try:
-        body = json.loads(raw)
-    except (ValueError, UnicodeDecodeError):
-        raise ProtocolError(INVALID_JSON, "message is not valid JSON") from None
+    body = _json(raw)
     if not isinstance(body, dict):
         raise ProtocolError(INVALID_MESSAGE, "message must be a JSON object")
     action = body.get("action")
@@ -108,6 +118,33 @@ def parse_message(raw: str | bytes) -> StartRun | Subscribe | CancelRun | GetRun
         return _MESSAGE.validate_python(body)
     except ValidationError as exc:
         raise ProtocolError(INVALID_MESSAGE, describe_validation_error(exc), action) from None
+
+
+def _json(raw: str | bytes) -> Any:
+    """The frame's JSON, refusing nesting deeper than MAX_JSON_DEPTH before the parser recurses."""
+    try:
+        text = raw.decode("utf-8") if isinstance(raw, bytes) else raw
+    except UnicodeDecodeError:
+        raise ProtocolError(INVALID_JSON, "message is not valid JSON") from None
+    if json_depth(text) > MAX_JSON_DEPTH:
+        raise ProtocolError(INVALID_JSON, f"message nests deeper than {MAX_JSON_DEPTH} levels")
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError):
+        raise ProtocolError(INVALID_JSON, "message is not valid JSON") from None
+
+
+def json_depth(text: str) -> int:
+    """How deep the arrays and objects of `text` nest (brackets inside strings do not count), or 0
+    when it cannot exceed MAX_JSON_DEPTH; for text that is not JSON, a number the parser refuses
+    anyway."""
+    if text.count("[") + text.count("{") <= MAX_JSON_DEPTH:
+        return 0  # cannot nest too deep: the common case costs two counts
+    depth = deepest = 0
+    for bracket in _NOT_BRACKETS.sub("", _STRINGS.sub("", text)):
+        depth += 1 if bracket in "[{" else -1
+        deepest = max(deepest, depth)
+    return deepest
 
 
 def error_reply(code: str, message: str, action: str | None = None) -> dict[str, Any]:

@@ -132,14 +132,15 @@ class StartPolicy:
 
 
 def merged_options(defaults: RunOptions, given: dict[str, Any] | None) -> RunOptions:
-    """The deployment's defaults overridden by the client's options (budgets field by field)."""
+    """The deployment's defaults overridden by the client's options (budgets field by field), as
+    sent: strictly typed."""
     base = defaults.dump()
     for key, value in (given or {}).items():
         if key == "budgets" and isinstance(value, dict) and isinstance(base.get("budgets"), dict):
             base["budgets"] = {**base["budgets"], **value}
         else:
             base[key] = value
-    return parse_options(base)
+    return parse_options(base, strict=True)
 
 
 class RunsApi:

@@ -41,7 +41,7 @@ def assert_clean(aws, logs, *, connection_id: str = "conn-1") -> None:
     replies = json.dumps(aws.pushed(connection_id))
     output = logs.getvalue()
     for text in (replies, output):
-        assert "Traceback" not in text and 'File "' not in text
+        assert "Traceback" not in text and 'File "' not in text and "RecursionError" not in text
     for reply in aws.pushed(connection_id):
         if "runToken" in reply:  # a run token is said once, to its owner, and never logged
             assert reply["runToken"] not in output
@@ -66,6 +66,13 @@ def assert_clean(aws, logs, *, connection_id: str = "conn-1") -> None:
         ("startRun", {**START, "options": {"maxHops": 1000}}, INVALID_INPUT),
         ("startRun", {**START, "options": {"secretOption": True}}, INVALID_INPUT),
         ("startRun", {**START, "extra": 1}, INVALID_MESSAGE),
+        # Issue 9.8: nesting that would exhaust the parser, and values of the wrong JSON type.
+        ("$default", "[" * 50_000, INVALID_JSON),
+        ("$default", '{"action": "getRun", "runId": ' + "[" * 50_000, INVALID_JSON),
+        ("startRun", {**START, "options": {"maxHops": True}}, INVALID_INPUT),
+        ("startRun", {**START, "options": {"maxHops": "3"}}, INVALID_INPUT),
+        ("startRun", {**START, "options": {"budgets": {"searches": "5"}}}, INVALID_INPUT),
+        ("subscribe", {"action": "subscribe", "runId": "r1", "fromSeq": "3"}, INVALID_MESSAGE),
         ("subscribe", {"action": "subscribe"}, INVALID_MESSAGE),
         ("subscribe", {"action": "subscribe", "runId": "r1", "fromSeq": 0}, INVALID_MESSAGE),
         ("subscribe", {"action": "subscribe", "runId": "../../etc"}, INVALID_MESSAGE),
