@@ -26,6 +26,7 @@ from visual_degrees.constants import (
     ENV_BEDROCK_MODEL_ID,
     ENV_MAX_ACTIVE_RUNS,
     ENV_PLANNER,
+    ENV_RUN_CEILINGS,
     ENV_RUN_DEFAULTS,
     ENV_SEARCH_ENGINE,
     ENV_SECRET_ARN,
@@ -110,6 +111,7 @@ class VisualDegreesStack(Stack):
         return {
             ENV_STATE_MACHINE_ARN: self.workflow.state_machine.state_machine_arn,
             ENV_RUN_DEFAULTS: self.settings.run_defaults.model_dump_json(by_alias=True),
+            ENV_RUN_CEILINGS: self.settings.run_ceilings.model_dump_json(by_alias=True),
             ENV_MAX_ACTIVE_RUNS: str(self.settings.max_active_runs_per_client),
         }
 

@@ -26,6 +26,7 @@ ENV_SEARCH_ENGINE = "VD_SEARCH_ENGINE"
 ENV_PLANNER = "VD_PLANNER"
 ENV_BEDROCK_MODEL_ID = "VD_BEDROCK_MODEL_ID"
 ENV_RUN_DEFAULTS = "VD_RUN_DEFAULTS"  # RunOptions JSON: the defaults a startRun's options override
+ENV_RUN_CEILINGS = "VD_RUN_CEILINGS"  # RunCeilings JSON: the most a startRun may ask for
 ENV_MAX_ACTIVE_RUNS = "VD_MAX_ACTIVE_RUNS_PER_CLIENT"
 
 # Connections and subscriptions (deployed API). A subscription item carries the run id in a top-level

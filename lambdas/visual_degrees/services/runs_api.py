@@ -26,9 +26,10 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from visual_degrees.domain.ceilings import RunCeilings
 from visual_degrees.domain.costs import DEFAULT_COSTS, CostTable
 from visual_degrees.domain.errors import ConditionFailed, RunNotFound
 from visual_degrees.domain.ids import new_run_id
@@ -129,6 +130,8 @@ class StartPolicy:
     max_active_runs: int
     # The sandbox can tell a name that is nobody in its world (InvalidInput); live, nobody can.
     require_known: Callable[[str, str], None] | None = None
+    # The most one request may ask for (domain/ceilings.py); above it: above_ceiling.
+    ceilings: RunCeilings = field(default_factory=RunCeilings)
 
 
 def merged_options(defaults: RunOptions, given: dict[str, Any] | None) -> RunOptions:
@@ -188,10 +191,12 @@ class RunsApi:
     # ---- startRun ------------------------------------------------------------------------------
 
     def start(self, caller: Caller, message: StartRun) -> str | None:
-        """Validate, take a place under the client's cap, record ownership, subscribe the caller,
-        reply runAccepted, then start the execution. The run id, or None if the caller left first."""
+        """Validate (against the operator's ceilings too), take a place under the client's cap, record
+        ownership, subscribe the caller, reply runAccepted, then start the execution. The run id, or
+        None if the caller left first."""
         a, b = validate_pair(message.person_a, message.person_b)
         options = merged_options(self._policy.defaults, message.options)
+        self._policy.ceilings.check(options)
         if self._policy.require_known is not None:
             self._policy.require_known(a.name, b.name)
         run_id, token = self._admit(caller.client_id, a.name, b.name, options)

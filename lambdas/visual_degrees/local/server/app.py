@@ -29,6 +29,7 @@ from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
 
 from visual_degrees.constants import MAX_MESSAGE_BYTES
+from visual_degrees.domain.ceilings import RunCeilings
 from visual_degrees.domain.models import RunEvent, RunOptions
 from visual_degrees.local.runner import LocalRunner, RunEnvironment
 from visual_degrees.local.server.broker import Broker, BrokerSink, Published
@@ -65,6 +66,7 @@ class ServeSettings:
     speed: float = 1.0  # simulated seconds per real second; 0: runs go flat out
     token: str | None = None  # if set, connections must present it as ?token= (as the deployed API)
     allowed_origins: tuple[str, ...] = ()  # browser origins besides the server's own
+    ceilings: RunCeilings = field(default_factory=RunCeilings)  # the most a startRun may ask for
     io_threads: int = 4
 
 
@@ -183,7 +185,12 @@ class LocalServer:
             pacer=pacer,
         )
         sessions = Sessions(loop)
-        policy = StartPolicy(RunOptions(), settings.limits.per_client, require_known=self._require_known)
+        policy = StartPolicy(
+            settings.ceilings.lowered(RunOptions()),
+            settings.limits.per_client,
+            require_known=self._require_known,
+            ceilings=settings.ceilings,
+        )
         api = RunsApi(self.memory, runs, sessions, sessions, admission=runs, policy=policy)
         return _Parts(loop, io, offload, broker, runs, sessions, api)
 
