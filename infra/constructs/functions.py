@@ -113,6 +113,7 @@ ROUTE_NEEDS: Mapping[str, frozenset[Need]] = {
     "ws_subscribe": frozenset({Need.MEMORY, Need.PUSH}),
     "ws_cancel_run": frozenset({Need.MEMORY, Need.PUSH, Need.STOP_RUN, Need.DESCRIBE_RUN}),
     "ws_get_run": frozenset({Need.MEMORY, Need.PUSH, Need.DESCRIBE_RUN}),
+    "ws_get_graph": frozenset({Need.MEMORY, Need.PUSH}),
     "ws_default": frozenset({Need.PUSH}),  # replies with an error; touches nothing else
 }
 

@@ -64,7 +64,11 @@ WEBSOCKET_ROUTES: dict[str, str] = {
     "subscribe": "ws_subscribe",
     "cancelRun": "ws_cancel_run",
     "getRun": "ws_get_run",
+    "getGraph": "ws_get_graph",
     "$default": "ws_default",
 }
 
-MAX_MESSAGE_BYTES = 128 * 1024  # API Gateway WebSocket frame limit
+MAX_MESSAGE_BYTES = 128 * 1024  # API Gateway WebSocket frame limit (a client's and a push alike)
+# The most one message we send may take: the frame limit with a quarter to spare. Terminal events are
+# stored within it; anything larger is shrunk on the way out (protocol.fit), never refused by the wire.
+MAX_EVENT_BYTES = 96 * 1024

@@ -5,6 +5,7 @@ Client -> server: JSON objects routed on `action` (API Gateway's `$request.body.
     {"action": "subscribe", "runId", "fromSeq"?, "runToken"?}
     {"action": "cancelRun", "runId", "runToken"?}
     {"action": "getRun", "runId", "runToken"?}
+    {"action": "getGraph", "runId", "runToken"?, "cursor"?}
 Server -> client: run events as stored (`{"runId", "seq", "type", "ts", "data"}`, recognisable by
 `seq`), and replies without `seq`:
     {"type": "runAccepted", "runId", "runToken"}        to startRun (the client is subscribed)
@@ -12,7 +13,12 @@ Server -> client: run events as stored (`{"runId", "seq", "type", "ts", "data"}`
     {"type": "cancelRequested", "runId"}                 to cancelRun
     {"type": "run", "runId", "status", "personA", "personB", "lastSeq",
      "executionStatus", "cancelRequested", "final"}     to getRun
+    {"type": "graph", "runId", "nodes", "edges", "cursor"}  to getGraph: one page of the run's verified
+                                                         graph; `cursor` asks for the next (null: done)
     {"type": "error", "code", "message", "action"?}      to anything malformed or refused
+Every message we send fits one frame (MAX_EVENT_BYTES, under API Gateway's 128 KB): a terminal event
+carries the chain, its evidence and a bounded graph summary (`graph.truncated` counts what it left
+out); the whole graph is read with getGraph, page by page.
 A connection may use a run it started; any connection holding the run's token may too (so a client
 that reconnects keeps access). An unknown run and another client's run get the same `run_not_found`,
 so run ids cannot be probed.
@@ -26,7 +32,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import ConfigDict, Field, TypeAdapter, ValidationError
 
-from visual_degrees.constants import MAX_MESSAGE_BYTES
+from visual_degrees.constants import MAX_EVENT_BYTES, MAX_MESSAGE_BYTES
 from visual_degrees.domain.errors import VisualDegreesError
 from visual_degrees.domain.models import Model
 from visual_degrees.domain.requests import describe_validation_error
@@ -43,7 +49,7 @@ RATE_LIMITED = "rate_limited"
 UNAUTHORIZED = "unauthorized"
 INTERNAL_ERROR = "internal_error"
 
-ACTIONS = ("startRun", "subscribe", "cancelRun", "getRun")
+ACTIONS = ("startRun", "subscribe", "cancelRun", "getRun", "getGraph")
 # Deeper than any message of the protocol (startRun's options.budgets is 3 levels), far below what
 # would exhaust the parser's recursion: `[` x 50,000 is 50 KB, well under the size limit.
 MAX_JSON_DEPTH = 32
@@ -98,11 +104,18 @@ class GetRun(Message):
     run_token: str | None = _TOKEN
 
 
-ClientMessage = Annotated[StartRun | Subscribe | CancelRun | GetRun, Field(discriminator="action")]
+class GetGraph(Message):
+    action: Literal["getGraph"]
+    run_id: str = _RUN_ID
+    run_token: str | None = _TOKEN
+    cursor: str | None = Field(default=None, min_length=1, max_length=2048)
+
+
+ClientMessage = Annotated[StartRun | Subscribe | CancelRun | GetRun | GetGraph, Field(discriminator="action")]
 _MESSAGE: TypeAdapter[ClientMessage] = TypeAdapter(ClientMessage)
 
 
-def parse_message(raw: str | bytes) -> StartRun | Subscribe | CancelRun | GetRun:
+def parse_message(raw: str | bytes) -> StartRun | Subscribe | CancelRun | GetRun | GetGraph:
     """Parse one frame, or raise ProtocolError with the code that names what is wrong."""
     size = len(raw.encode("utf-8") if isinstance(raw, str) else raw)
     if size > MAX_MESSAGE_BYTES:
@@ -152,6 +165,85 @@ def error_reply(code: str, message: str, action: str | None = None) -> dict[str,
     if action:
         reply["action"] = action
     return reply
+
+
+# ---- what goes out: every message within one frame -------------------------------------------
+
+
+def wire_size(value: Any) -> int:
+    """Bytes of `value` as it goes on the wire (compact JSON, UTF-8)."""
+    return len(encode_json(value).encode("utf-8"))
+
+
+def encode_json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def encode(message: dict[str, Any], limit: int = MAX_EVENT_BYTES) -> str:
+    """The frame for `message`, within `limit` bytes (see `fit`)."""
+    text = encode_json(message)
+    if len(text) * 4 <= limit or len(text.encode("utf-8")) <= limit:
+        return text
+    return encode_json(fit(message, limit))
+
+
+def fit(message: dict[str, Any], limit: int = MAX_EVENT_BYTES) -> dict[str, Any]:
+    """`message` if it fits in `limit` bytes; else the same message made smaller, saying what it left
+    out. An event keeps runId, seq, type and ts (so a client sees no gap) and its data shrunk by
+    `compact`; a `run` reply its final event likewise. The stored event is unchanged: `getRun` and
+    `getGraph` read the rest."""
+    if wire_size(message) <= limit:
+        return message
+    if "seq" in message and isinstance(message.get("data"), dict):
+        room = limit - wire_size({**message, "data": {}})
+        return {**message, "data": compact(message["data"], room)}
+    if message.get("type") == "run" and isinstance(message.get("final"), dict):
+        room = limit - wire_size({**message, "final": {}})
+        return {**message, "final": fit(message["final"], room)}
+    return error_reply(MESSAGE_TOO_LARGE, "the reply was too large to send")
+
+
+def compact(data: dict[str, Any], limit: int) -> dict[str, Any]:
+    """An event's data within `limit` bytes: the graph summary's people and links go first, then the
+    chain's evidence beyond its photo and confidences, then the largest fields; `truncated` lists
+    what was shortened or left out."""
+    if wire_size(data) <= limit:
+        return data
+    out, truncated = dict(data), []
+    graph = out.get("graph")
+    if isinstance(graph, dict):
+        out["graph"] = _empty_graph(graph)
+        truncated.append("graph")
+    edges = out.get("edges")
+    if wire_size({**out, "truncated": truncated}) > limit and isinstance(edges, list):
+        out["edges"] = [_cited(edge) for edge in edges]
+        truncated.append("edges")
+    while wire_size({**out, "truncated": truncated}) > limit and out:
+        largest = max(out, key=lambda key: wire_size(out[key]))
+        del out[largest]
+        truncated.append(largest)
+    out["truncated"] = sorted(set(truncated))
+    return out
+
+
+def _empty_graph(graph: dict[str, Any]) -> dict[str, Any]:
+    found = graph.get("truncated")
+    left_out: dict[str, Any] = found if isinstance(found, dict) else {}
+    counts = {part: len(graph.get(part) or []) + int(left_out.get(part, 0)) for part in ("nodes", "edges")}
+    return {"nodes": [], "edges": [], "truncated": counts}
+
+
+def _cited(edge: Any) -> Any:
+    """A chain link reduced to who, how sure, and the photo that proves it."""
+    if not isinstance(edge, dict):
+        return edge
+    found = edge.get("evidence")
+    evidence: dict[str, Any] = found if isinstance(found, dict) else {}
+    kept = ("imageUrl", "pageUrl", "confidenceA", "confidenceB")
+    return {
+        **{k: edge[k] for k in ("from", "to", "confidence") if k in edge},
+        "evidence": {k: evidence[k] for k in kept if k in evidence},
+    }
 
 
 def reply_for(exc: BaseException, action: str | None = None) -> dict[str, Any]:

@@ -13,8 +13,12 @@ from visual_degrees.protocol import (
     GetRun,
     ProtocolError,
     Subscribe,
+    compact,
+    encode,
+    fit,
     json_depth,
     parse_message,
+    wire_size,
 )
 
 
@@ -74,3 +78,78 @@ def test_well_typed_messages_parse() -> None:
         action="subscribe", run_id="r", from_seq=3
     )
     assert isinstance(parse_message('{"action": "getRun", "runId": "r", "runToken": "t"}'), GetRun)
+
+
+# ---- what goes out: every message within one frame (issue 9.4) -----------------------------------
+
+
+def test_a_message_that_fits_goes_out_as_it_is() -> None:
+    event = {"runId": "r", "seq": 3, "type": "status", "ts": "t", "data": {"message": "é" * 100}}
+    assert fit(event) is event
+    assert encode(event) == json.dumps(event, ensure_ascii=False, separators=(",", ":"))
+
+
+def test_an_oversize_event_keeps_its_seq_and_leaves_out_the_largest_parts_first() -> None:
+    # Given a final whose graph and one chain link are huge
+    evidence = {
+        "imageUrl": "u",
+        "pageUrl": "p",
+        "confidenceA": 99.0,
+        "confidenceB": 91.0,
+        "title": "t" * 12_000,
+    }
+    graph = {
+        "nodes": [{"id": str(i), "name": "n" * 50} for i in range(3_000)],
+        "edges": [],
+        "truncated": {"nodes": 5, "edges": 7},
+    }
+    data = {
+        "path": ["A", "X", "B"],
+        "edges": [{"from": "A", "to": "X", "confidence": 91.0, "evidence": evidence}],
+        "graph": graph,
+    }
+    event = {"runId": "r", "seq": 9, "type": "final", "ts": "t", "data": data}
+
+    # When it is made to fit 10 KB
+    small = fit(event, 10_000)
+
+    # Then it is still event 9, the final, with its path and each link's photo; the graph is empty
+    # but counts everything it had, and `truncated` says what was shortened
+    assert wire_size(small) <= 10_000
+    assert {k: small[k] for k in ("runId", "seq", "type", "ts")} == {
+        "runId": "r",
+        "seq": 9,
+        "type": "final",
+        "ts": "t",
+    }
+    assert small["data"]["path"] == ["A", "X", "B"]
+    assert small["data"]["graph"] == {"nodes": [], "edges": [], "truncated": {"nodes": 3_005, "edges": 7}}
+    assert small["data"]["edges"][0]["evidence"] == {
+        "imageUrl": "u",
+        "pageUrl": "p",
+        "confidenceA": 99.0,
+        "confidenceB": 91.0,
+    }
+    assert small["data"]["truncated"] == ["edges", "graph"]
+
+
+def test_a_run_reply_shrinks_its_final_event_and_anything_else_becomes_an_error() -> None:
+    final = {
+        "runId": "r",
+        "seq": 2,
+        "type": "no_path",
+        "ts": "t",
+        "data": {"message": "m", "graph": {"nodes": ["x" * 20_000]}},
+    }
+    run = {"type": "run", "runId": "r", "status": "no_path", "final": final}
+    small = fit(run, 5_000)
+    assert wire_size(small) <= 5_000 and small["status"] == "no_path"
+    assert small["final"]["seq"] == 2 and small["final"]["data"]["truncated"] == ["graph"]
+    assert fit({"type": "mystery", "blob": "x" * 20_000}, 5_000)["code"] == "message_too_large"
+
+
+def test_compact_drops_whole_fields_last_and_always_fits() -> None:
+    data = {"message": "m" * 50_000, "reason": "budget", "usage": {"searches": 20}}
+    small = compact(data, 1_000)
+    assert wire_size(small) <= 1_000
+    assert small == {"reason": "budget", "usage": {"searches": 20}, "truncated": ["message"]}

@@ -1,7 +1,7 @@
-"""The client protocol's actions (startRun, subscribe, cancelRun, getRun) as one use case over ports,
-serving both servers: the deployed WebSocket API (handlers/routes.py with the AWS adapters) and the
-local server (local/server/ with its in-process adapters). Nothing here knows API Gateway, Step
-Functions, a socket or a thread.
+"""The client protocol's actions (startRun, subscribe, cancelRun, getRun, getGraph) as one use case
+over ports, serving both servers: the deployed WebSocket API (handlers/routes.py with the AWS
+adapters) and the local server (local/server/ with its in-process adapters). Nothing here knows API
+Gateway, Step Functions, a socket or a thread.
 
 Ports: `Executions` (start, describe, stop a run's execution), `Admission` (a place under the
 client's cap), `Subscriptions` (register a connection for a run's events, then catch it up from the
@@ -29,6 +29,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from visual_degrees.constants import MAX_EVENT_BYTES
 from visual_degrees.domain.ceilings import RunCeilings
 from visual_degrees.domain.costs import DEFAULT_COSTS, CostTable
 from visual_degrees.domain.errors import ConditionFailed, RunNotFound
@@ -37,15 +38,16 @@ from visual_degrees.domain.models import Budgets, RunOptions, RunState
 from visual_degrees.domain.outcomes import FINISHED_STATUSES, TERMINAL_EVENTS, run_status
 from visual_degrees.domain.requests import parse_options, validate_pair
 from visual_degrees.ports import EventSink, Memory
-from visual_degrees.protocol import CancelRun, GetRun, StartRun, Subscribe, reply_for
+from visual_degrees.protocol import CancelRun, GetGraph, GetRun, StartRun, Subscribe, reply_for, wire_size
 from visual_degrees.services.active_runs import ActiveRuns
 from visual_degrees.services.budget import Budget
 from visual_degrees.services.endings import end_run
 from visual_degrees.services.event_log import EventLog
 from visual_degrees.services.run_access import RunAccess, ttl_of
-from visual_degrees.services.run_memory import RunControl
+from visual_degrees.services.run_memory import RunControl, RunEvidence
 
-Message = StartRun | Subscribe | CancelRun | GetRun
+Message = StartRun | Subscribe | CancelRun | GetRun | GetGraph
+GRAPH_PAGE_EDGES = 200  # links one getGraph reply carries at most (fewer if their JSON would not fit)
 MAX_REPLAY = 500  # events one catch-up replays (a route has 25 s); a client seeing a gap resubscribes
 CANCEL_GRACE_SECONDS = 120.0  # a step's Lambda times out at 80 s; past this, the execution is stuck
 ID_ATTEMPTS = 5  # run ids are second + 24 random bits: a clash is rare, two in a row rarer still
@@ -187,6 +189,8 @@ class RunsApi:
                 self.cancel(caller, message)
             case GetRun():
                 self.get(caller, message)
+            case GetGraph():
+                self.graph(caller, message)
 
     # ---- startRun ------------------------------------------------------------------------------
 
@@ -331,3 +335,44 @@ class RunsApi:
             "cancelRequested": memory.cancel_requested(),
             "final": final.dump() if final else None,
         }
+
+    # ---- getGraph ------------------------------------------------------------------------------
+
+    def graph(self, caller: Caller, message: GetGraph) -> None:
+        record = self._access.record(message.run_id, caller.client_id, message.run_token)
+        page = self.graph_page(message.run_id, ttl_of(record), message.cursor)
+        self._replies.send(caller.connection_id, page)
+
+    def graph_page(self, run_id: str, ttl: int, cursor: str | None) -> dict[str, Any]:
+        """The `graph` reply: the run's verified links after `cursor` in a stable order, each with
+        the photo that proves it, and the people they join; `cursor` for the next page (None: that
+        was the last). A page holds GRAPH_PAGE_EDGES links at most and always fits one message."""
+        found = RunEvidence(self._memory, run_id, ttl).edges_after(cursor, GRAPH_PAGE_EDGES + 1)
+        more = len(found) > GRAPH_PAGE_EDGES
+        nodes: dict[str, dict[str, str]] = {}
+        links: list[dict[str, Any]] = []
+        page: dict[str, Any] = {"type": "graph", "runId": run_id, "nodes": [], "edges": [], "cursor": cursor}
+        room = MAX_EVENT_BYTES - wire_size(page)
+        last = cursor
+        for edge_id, edge in found[:GRAPH_PAGE_EDGES]:
+            ev = edge.evidence
+            link = {
+                "source": edge.a,
+                "target": edge.b,
+                "confidence": round(edge.confidence, 2),
+                "imageUrl": ev.image_url,
+                "pageUrl": ev.page_url,
+            }
+            new = {k: {"id": k, "name": n} for k, n in ((edge.a, edge.name_a), (edge.b, edge.name_b))}
+            new = {k: node for k, node in new.items() if k not in nodes}
+            cost = wire_size(link) + sum(wire_size(node) + 1 for node in new.values()) + 1 + len(edge_id)
+            if cost > room and links:
+                more = True
+                break
+            if cost > room:  # one link alone too large (absurd URLs): it goes without them
+                del link["imageUrl"], link["pageUrl"]
+            nodes.update(new)
+            links.append(link)
+            room -= cost
+            last = edge_id
+        return {**page, "nodes": list(nodes.values()), "edges": links, "cursor": last if more else None}

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from visual_degrees.domain.models import RunState
-from visual_degrees.domain.paths import graph_payload
+from visual_degrees.domain.paths import graph_summary
 from visual_degrees.services.context import StepContext
-from visual_degrees.services.evidence import shown_edges
 from visual_degrees.services.scope import RunScope
 
 REASONS = {
@@ -35,7 +34,12 @@ def run(state: RunState, ctx: StepContext) -> RunState:
             "partialPath": [scope.person(k).name for k in state.path],
             "usage": scope.budget.summary(),
             "simSeconds": round(ctx.clock.now() - state.started_at, 3),
-            "graph": graph_payload(shown_edges(scope.evidence.edges()), scope.evidence.names()),
+            # Bounded (an event must fit one WebSocket message): around A, B and the partial chain.
+            "graph": graph_summary(
+                scope.evidence.edges(),
+                scope.evidence.names(),
+                [state.person_a.key, state.person_b.key, *state.path],
+            ),
         },
         reason=reason,
     )
