@@ -36,6 +36,7 @@ from visual_degrees.local.server.broker import Broker, BrokerSink, Published
 from visual_degrees.local.server.http_static import StaticSite, not_found, plain
 from visual_degrees.local.server.pacing import Pacer
 from visual_degrees.local.server.rate_limit import RateLimits
+from visual_degrees.local.server.recovery import RENEW_SECONDS, InFlight
 from visual_degrees.local.server.runs import LocalExecutions, RunLimits
 from visual_degrees.local.server.session import Session, Sessions
 from visual_degrees.ports import Memory
@@ -93,6 +94,8 @@ class _Parts:
     io: ThreadPoolExecutor
     offload: Callable[[Callable[[], Any]], Awaitable[Any]]
     broker: Broker
+    sink: BrokerSink
+    inflight: InFlight
     runs: LocalExecutions
     sessions: Sessions
     api: RunsApi
@@ -116,6 +119,7 @@ class LocalServer:
         self._require_known = require_known
         self._on_deliver = on_deliver
         self.address: Address | None = None
+        self.recovered: list[str] = []  # runs a stopped server left unfinished, ended at start
 
     @classmethod
     def sandboxed(
@@ -141,7 +145,12 @@ class LocalServer:
         stop = stop or asyncio.Event()
         parts = self._compose(asyncio.get_running_loop())
         cancelled = 0
+        keeper: asyncio.Task[None] | None = None
         try:
+            # Before serving: take the lease, then end what dead servers left running (recovery.py).
+            await parts.offload(parts.inflight.start)
+            self.recovered = await parts.offload(lambda: parts.inflight.recover(parts.sink))
+            keeper = asyncio.ensure_future(self._keep_lease(parts))
             async with serve(
                 self._connection_handler(parts),
                 settings.host,
@@ -158,8 +167,11 @@ class LocalServer:
                 await stop.wait()
                 cancelled = await self._wind_down(parts)
         finally:
+            if keeper is not None:
+                keeper.cancel()
             if not parts.runs.stopped:  # we are leaving abnormally (cancelled, failed to bind): no orphans
                 cancelled = parts.runs.shutdown()
+            parts.inflight.stop()  # every run has ended: nothing is left for a successor to end
             parts.io.shutdown(wait=True)
         log.info("server stopped", extra={"cancelledRuns": cancelled})
         return cancelled
@@ -177,12 +189,15 @@ class LocalServer:
             return [Published.of(e) for e in events]
 
         broker = Broker(read_log)
+        sink = BrokerSink(broker, loop, self._on_deliver)
         pacer = Pacer(self._environment, settings.speed) if settings.speed > 0 else None
+        inflight = InFlight(self.memory)
         runs = LocalExecutions(
             LocalRunner(self.memory, pacer or self._environment),
-            BrokerSink(broker, loop, self._on_deliver),
+            sink,
             limits=settings.limits,
             pacer=pacer,
+            inflight=inflight,
         )
         sessions = Sessions(loop)
         policy = StartPolicy(
@@ -192,7 +207,18 @@ class LocalServer:
             ceilings=settings.ceilings,
         )
         api = RunsApi(self.memory, runs, sessions, sessions, admission=runs, policy=policy)
-        return _Parts(loop, io, offload, broker, runs, sessions, api)
+        return _Parts(loop, io, offload, broker, sink, inflight, runs, sessions, api)
+
+    async def _keep_lease(self, parts: _Parts) -> None:
+        """Say we are alive; end the runs of servers that are not (one sharing this state directory
+        may have died while we serve)."""
+        while True:
+            await asyncio.sleep(RENEW_SECONDS)
+            try:
+                await parts.offload(parts.inflight.renew)
+                await parts.offload(lambda: parts.inflight.recover(parts.sink))
+            except Exception:
+                log.exception("could not renew the server's lease")
 
     def _connection_handler(self, parts: _Parts) -> Callable[[ServerConnection], Awaitable[None]]:
         async def handler(socket: ServerConnection) -> None:
