@@ -14,6 +14,7 @@ from aws_cdk import aws_iam as iam
 from aws_cdk import aws_lambda as lambda_
 from constructs import Construct
 
+from infra.constructs.execution_endings import ExecutionEndings
 from infra.constructs.functions import Need, Role, RuntimeFunctions
 from infra.constructs.observability import Observability
 from infra.constructs.run_memory_table import RunMemoryTable
@@ -58,6 +59,12 @@ class VisualDegreesStack(Stack):
             task_functions={task.substitution: self.functions.for_step(task.step) for task in STATE_TASKS},
             settings=settings,
         )
+        self.endings = ExecutionEndings(
+            self,
+            "ExecutionEndings",
+            state_machine=self.workflow.state_machine,
+            function=self.functions.execution_ended,
+        )
         self.gateway = WebSocketGateway(
             self,
             "WebSocket",
@@ -87,8 +94,12 @@ class VisualDegreesStack(Stack):
             "Observability",
             state_machine=self.workflow.state_machine,
             function_groups={
-                "Workflow steps": [fn for spec, fn in self.functions.items() if spec.role is Role.STEP],
-                "WebSocket": [fn for spec, fn in self.functions.items() if spec.role is not Role.STEP],
+                "Workflow steps": [
+                    fn for spec, fn in self.functions.items() if spec.role in (Role.STEP, Role.EVENTS)
+                ],
+                "WebSocket": [
+                    fn for spec, fn in self.functions.items() if spec.role in (Role.ROUTE, Role.AUTHORIZER)
+                ],
             },
             api=self.gateway.api,
             stage=self.gateway.stage,

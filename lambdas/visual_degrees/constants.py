@@ -68,6 +68,10 @@ WEBSOCKET_ROUTES: dict[str, str] = {
     "$default": "ws_default",
 }
 
+# The EventBridge handler that gives a run its ending when its execution ended first (FAILED,
+# TIMED_OUT, ABORTED without the run's terminal event).
+EXECUTION_ENDED_HANDLER = "execution_ended"
+
 MAX_MESSAGE_BYTES = 128 * 1024  # API Gateway WebSocket frame limit (a client's and a push alike)
 # The most one message we send may take: the frame limit with a quarter to spare. Terminal events are
 # stored within it; anything larger is shrunk on the way out (protocol.fit), never refused by the wire.

@@ -20,6 +20,8 @@ a minute and a half), where RunCancelled emits `cancelled`. Only an execution st
 `cancel_grace_seconds` after the first request (a stuck step, a retry loop) is stopped outright on a
 repeated cancelRun; the `cancelled` event then comes from here, under the same logical key as the
 step's, so a run ends with exactly one final event whoever gets there first (services/endings.py).
+An execution found over by then whose run never got its ending is given the one its end calls for
+(services/endings.end_after_execution), so a cancelRun never leaves a run `running` for ever.
 """
 
 from __future__ import annotations
@@ -35,13 +37,13 @@ from visual_degrees.domain.costs import DEFAULT_COSTS, CostTable
 from visual_degrees.domain.errors import ConditionFailed, RunNotFound
 from visual_degrees.domain.ids import new_run_id
 from visual_degrees.domain.models import Budgets, RunOptions, RunState
-from visual_degrees.domain.outcomes import FINISHED_STATUSES, TERMINAL_EVENTS, run_status
+from visual_degrees.domain.outcomes import BY_EVENT, FINISHED_STATUSES, TERMINAL_EVENTS, run_status
 from visual_degrees.domain.requests import parse_options, validate_pair
 from visual_degrees.ports import EventSink, Memory
 from visual_degrees.protocol import CancelRun, GetGraph, GetRun, StartRun, Subscribe, reply_for, wire_size
 from visual_degrees.services.active_runs import ActiveRuns
 from visual_degrees.services.budget import Budget
-from visual_degrees.services.endings import end_run
+from visual_degrees.services.endings import AFTER_EXECUTION, end_after_execution, end_run
 from visual_degrees.services.event_log import EventLog
 from visual_degrees.services.run_access import RunAccess, ttl_of
 from visual_degrees.services.run_memory import RunControl, RunEvidence
@@ -295,9 +297,16 @@ class RunsApi:
         if self._clock() - first_asked < self._grace:
             return
         arn = str(record.get("executionArn") or self._executions.execution_arn(run_id))
-        if self._executions.status(arn) == "RUNNING":
+        status = self._executions.status(arn)
+        if status == "RUNNING":
             self._executions.stop(arn, cause="cancelled by the client; no state boundary reached in time")
             self._end_cancelled(run_id, ttl)
+        elif status in AFTER_EXECUTION:  # over, yet the run never got its ending: give it one now
+            event = end_after_execution(
+                self._memory, self._sink, run_id, status, at=self._clock(), ttl_seconds=ttl
+            )
+            if event is not None and self._on_finished is not None:
+                self._on_finished(run_id, BY_EVENT[event.type].metric, ttl)
 
     def _end_cancelled(self, run_id: str, ttl: int) -> None:
         usage = Budget(self._memory, run_id, Budgets(), self._costs, ttl).summary()
