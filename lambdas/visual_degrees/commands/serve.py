@@ -52,6 +52,19 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="simulated seconds per real second, so runs unfold watchably (0: as fast as possible)",
     )
     parser.add_argument("--token", default=None, help="require this token (?token=) on every connection")
+    parser.add_argument(
+        "--max-connections",
+        type=count,
+        default=256,
+        help="WebSocket connections at once; more are refused with 503 (default 256)",
+    )
+    parser.add_argument(
+        "--allowed-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="a host name the server answers to besides its own (behind a proxy, a LAN name); repeatable",
+    )
     add_ceiling_options(parser)
     parser.add_argument("--verbose", action="store_true", help="log every accepted run")
 
@@ -104,6 +117,8 @@ def main(args: argparse.Namespace, state_dir: Path) -> int:
 
     if args.max_concurrent_runs < 1:
         raise InvalidInput("--max-concurrent-runs must be at least 1")
+    if args.max_connections < 1:
+        raise InvalidInput("--max-connections must be at least 1")
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(message)s")
     sandbox = sandbox_environment(args.world, seed=args.seed, faults=args.faults or None)
     workers = args.max_concurrent_runs
@@ -114,6 +129,8 @@ def main(args: argparse.Namespace, state_dir: Path) -> int:
         speed=args.speed,
         token=args.token,
         ceilings=ceilings_of(args),
+        max_connections=args.max_connections,
+        allowed_hosts=tuple(args.allowed_host),
     )
     memory = SqliteMemory(state_dir / "memory.sqlite3")
 

@@ -209,6 +209,10 @@ class Sessions:
         with self._lock:
             return iter(list(self._sessions.values()))
 
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._sessions)
+
     def _get(self, connection_id: str) -> Session | None:
         with self._lock:
             return self._sessions.get(connection_id)
