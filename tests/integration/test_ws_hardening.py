@@ -220,3 +220,32 @@ def test_at_the_descriptor_limit_the_server_refuses_quietly_and_recovers(tmp_pat
         server.wait(GUARD_SECONDS)
         if server.stdout is not None:
             server.stdout.close()
+
+
+def test_serve_takes_the_cap_and_allowed_hosts_from_its_options(tmp_path: Path) -> None:
+    options = ["--max-connections", "1", "--allowed-host", "vd.lan", "--allowed-host", "vd.example"]
+    server = subprocess.Popen(
+        [*CLI, "--state-dir", str(tmp_path), "serve", "--port", "0", *options],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        assert server.stdout is not None
+        port = int(re.search(r"127\.0\.0\.1:(\d+)/", server.stdout.readline()).group(1))  # type: ignore[union-attr]
+        url = f"http://127.0.0.1:{port}/"
+        assert [
+            httpx.get(url, headers={"Host": h}).status_code for h in ("vd.lan", "vd.example", "x.lan")
+        ] == [
+            200,
+            200,
+            421,
+        ]
+        with WsClient(f"ws://127.0.0.1:{port}/ws"), pytest.raises(InvalidStatus) as refused:
+            WsClient(f"ws://127.0.0.1:{port}/ws")
+        assert refused.value.response.status_code == 503
+    finally:
+        server.terminate()
+        server.wait(GUARD_SECONDS)
+        if server.stdout is not None:
+            server.stdout.close()
