@@ -15,6 +15,7 @@ from aws_cdk.aws_logs import RetentionDays
 from constructs import Node
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from visual_degrees.domain.ceilings import RunCeilings
 from visual_degrees.domain.errors import ConfigurationError
 from visual_degrees.domain.models import RunOptions
 
@@ -35,6 +36,9 @@ LOG_RETENTION: dict[int, RetentionDays] = {
     365: RetentionDays.ONE_YEAR,
     731: RetentionDays.TWO_YEARS,
 }
+
+
+EXECUTION_MARGIN_SECONDS = 300  # beyond the runtime budget: the step in flight (<= 90 s), retries, S6/S7
 
 
 class DeploymentSettings(BaseModel):
@@ -62,6 +66,8 @@ class DeploymentSettings(BaseModel):
 
     # Runs.
     run_defaults: RunOptions = Field(default_factory=RunOptions, alias="runDefaults")
+    # The most one startRun may ask for; above it the request is refused (above_ceiling).
+    run_ceilings: RunCeilings = Field(default_factory=RunCeilings, alias="runCeilings")
     max_active_runs_per_client: int = Field(default=2, ge=1, le=100, alias="maxActiveRunsPerClient")
     execution_timeout_minutes: int = Field(default=65, ge=5, le=1440, alias="executionTimeoutMinutes")
 
@@ -84,13 +90,30 @@ class DeploymentSettings(BaseModel):
     @model_validator(mode="before")
     @classmethod
     def _decode_json_strings(cls, values: Any) -> Any:
-        """`-c runDefaults='{"maxHops": 4}'` arrives as a string."""
-        if isinstance(values, dict) and isinstance(values.get("runDefaults"), str):
-            try:
-                values = {**values, "runDefaults": json.loads(values["runDefaults"])}
-            except json.JSONDecodeError as exc:
-                raise ValueError(f"runDefaults is not JSON: {exc.msg}") from None
+        """`-c runDefaults='{"maxHops": 4}'` arrives as a string (runCeilings too)."""
+        for key in ("runDefaults", "runCeilings"):
+            if isinstance(values, dict) and isinstance(values.get(key), str):
+                try:
+                    values = {**values, key: json.loads(values[key])}
+                except json.JSONDecodeError as exc:
+                    raise ValueError(f"{key} is not JSON: {exc.msg}") from None
         return values
+
+    @model_validator(mode="after")
+    def _runs_fit_their_limits(self) -> DeploymentSettings:
+        """The defaults every run starts from must be allowed; an execution must outlast the longest
+        runtime a client may ask for (plus the step in flight and the finalisation)."""
+        excess = self.run_ceilings.excess(self.run_defaults)
+        if excess:
+            raise ValueError(f"runDefaults exceed runCeilings: {'; '.join(excess)}")
+        runtime = self.run_ceilings.budgets.runtime_seconds
+        if self.execution_timeout_minutes * 60 < runtime + EXECUTION_MARGIN_SECONDS:
+            raise ValueError(
+                f"executionTimeoutMinutes ({self.execution_timeout_minutes}) must be at least "
+                f"{-(-int(runtime + EXECUTION_MARGIN_SECONDS) // 60)}: runCeilings allow {runtime:g} s "
+                f"of runtime, plus {EXECUTION_MARGIN_SECONDS // 60} minutes for the last step and the ending"
+            )
+        return self
 
     @field_validator("log_retention_days")
     @classmethod

@@ -14,6 +14,7 @@ from aws_cdk import aws_iam as iam
 from aws_cdk import aws_lambda as lambda_
 from constructs import Construct
 
+from infra.constructs.execution_endings import ExecutionEndings
 from infra.constructs.functions import Need, Role, RuntimeFunctions
 from infra.constructs.observability import Observability
 from infra.constructs.run_memory_table import RunMemoryTable
@@ -26,6 +27,7 @@ from visual_degrees.constants import (
     ENV_BEDROCK_MODEL_ID,
     ENV_MAX_ACTIVE_RUNS,
     ENV_PLANNER,
+    ENV_RUN_CEILINGS,
     ENV_RUN_DEFAULTS,
     ENV_SEARCH_ENGINE,
     ENV_SECRET_ARN,
@@ -57,6 +59,12 @@ class VisualDegreesStack(Stack):
             task_functions={task.substitution: self.functions.for_step(task.step) for task in STATE_TASKS},
             settings=settings,
         )
+        self.endings = ExecutionEndings(
+            self,
+            "ExecutionEndings",
+            state_machine=self.workflow.state_machine,
+            function=self.functions.execution_ended,
+        )
         self.gateway = WebSocketGateway(
             self,
             "WebSocket",
@@ -86,8 +94,12 @@ class VisualDegreesStack(Stack):
             "Observability",
             state_machine=self.workflow.state_machine,
             function_groups={
-                "Workflow steps": [fn for spec, fn in self.functions.items() if spec.role is Role.STEP],
-                "WebSocket": [fn for spec, fn in self.functions.items() if spec.role is not Role.STEP],
+                "Workflow steps": [
+                    fn for spec, fn in self.functions.items() if spec.role in (Role.STEP, Role.EVENTS)
+                ],
+                "WebSocket": [
+                    fn for spec, fn in self.functions.items() if spec.role in (Role.ROUTE, Role.AUTHORIZER)
+                ],
             },
             api=self.gateway.api,
             stage=self.gateway.stage,
@@ -110,6 +122,7 @@ class VisualDegreesStack(Stack):
         return {
             ENV_STATE_MACHINE_ARN: self.workflow.state_machine.state_machine_arn,
             ENV_RUN_DEFAULTS: self.settings.run_defaults.model_dump_json(by_alias=True),
+            ENV_RUN_CEILINGS: self.settings.run_ceilings.model_dump_json(by_alias=True),
             ENV_MAX_ACTIVE_RUNS: str(self.settings.max_active_runs_per_client),
         }
 

@@ -1,7 +1,8 @@
 """Functions: every Lambda of the system, generated in one loop from one table of handlers.
 
-One row per Task state (constants.STATE_TASKS), per WebSocket route (constants.WEBSOCKET_ROUTES)
-and for the `$connect` authorizer. A row names the handler module, a sizing profile and the
+One row per Task state (constants.STATE_TASKS), per WebSocket route (constants.WEBSOCKET_ROUTES),
+for the `$connect` authorizer and for the EventBridge handler that ends runs whose execution ended
+first (constants.EXECUTION_ENDED_HANDLER). A row names the handler module, a sizing profile and the
 capabilities (`Need`) the handler uses; the stack turns needs into grants and environment variables,
 so a function gets exactly the permissions of its row. All functions share one code asset and one
 dependency layer. The asset holds what the handlers run (LAMBDA_EXCLUDES leaves out the local engine,
@@ -25,7 +26,7 @@ from infra.constructs.observability import METRICS_NAMESPACE
 from infra.layer_bundling import dependency_layer
 from infra.nag import acknowledge
 from infra.settings import DeploymentSettings
-from visual_degrees.constants import SERVICE_NAME, STATE_TASKS, WEBSOCKET_ROUTES
+from visual_degrees.constants import EXECUTION_ENDED_HANDLER, SERVICE_NAME, STATE_TASKS, WEBSOCKET_ROUTES
 from visual_degrees.domain.errors import ConfigurationError
 from visual_degrees.handlers.catalog import PLANNING_STEPS, SEARCHING_STEPS
 
@@ -77,6 +78,7 @@ class Role(enum.Enum):
     STEP = "step"
     ROUTE = "route"
     AUTHORIZER = "authorizer"
+    EVENTS = "events"  # invoked by an EventBridge rule
 
 
 @dataclass(frozen=True)
@@ -113,6 +115,7 @@ ROUTE_NEEDS: Mapping[str, frozenset[Need]] = {
     "ws_subscribe": frozenset({Need.MEMORY, Need.PUSH}),
     "ws_cancel_run": frozenset({Need.MEMORY, Need.PUSH, Need.STOP_RUN, Need.DESCRIBE_RUN}),
     "ws_get_run": frozenset({Need.MEMORY, Need.PUSH, Need.DESCRIBE_RUN}),
+    "ws_get_graph": frozenset({Need.MEMORY, Need.PUSH}),
     "ws_default": frozenset({Need.PUSH}),  # replies with an error; touches nothing else
 }
 
@@ -154,6 +157,16 @@ def handler_table() -> tuple[HandlerSpec, ...]:
             AUTHORIZER,
             frozenset({Need.CLIENT_TOKENS}),
             "$connect authorizer",
+        )
+    )
+    rows.append(
+        HandlerSpec(
+            _camel(EXECUTION_ENDED_HANDLER),
+            EXECUTION_ENDED_HANDLER,
+            Role.EVENTS,
+            ORCHESTRATION,
+            frozenset({Need.MEMORY, Need.PUSH}),
+            "execution ended without its run's ending",
         )
     )
     ids = [row.construct_id for row in rows]
@@ -261,3 +274,7 @@ class RuntimeFunctions(Construct):
     @property
     def authorizer(self) -> lambda_.Function:
         return next(fn for spec, fn in self.items() if spec.role is Role.AUTHORIZER)
+
+    @property
+    def execution_ended(self) -> lambda_.Function:
+        return next(fn for spec, fn in self.items() if spec.module == EXECUTION_ENDED_HANDLER)

@@ -26,6 +26,7 @@ ENV_SEARCH_ENGINE = "VD_SEARCH_ENGINE"
 ENV_PLANNER = "VD_PLANNER"
 ENV_BEDROCK_MODEL_ID = "VD_BEDROCK_MODEL_ID"
 ENV_RUN_DEFAULTS = "VD_RUN_DEFAULTS"  # RunOptions JSON: the defaults a startRun's options override
+ENV_RUN_CEILINGS = "VD_RUN_CEILINGS"  # RunCeilings JSON: the most a startRun may ask for
 ENV_MAX_ACTIVE_RUNS = "VD_MAX_ACTIVE_RUNS_PER_CLIENT"
 
 # Connections and subscriptions (deployed API). A subscription item carries the run id in a top-level
@@ -63,7 +64,15 @@ WEBSOCKET_ROUTES: dict[str, str] = {
     "subscribe": "ws_subscribe",
     "cancelRun": "ws_cancel_run",
     "getRun": "ws_get_run",
+    "getGraph": "ws_get_graph",
     "$default": "ws_default",
 }
 
-MAX_MESSAGE_BYTES = 128 * 1024  # API Gateway WebSocket frame limit
+# The EventBridge handler that gives a run its ending when its execution ended first (FAILED,
+# TIMED_OUT, ABORTED without the run's terminal event).
+EXECUTION_ENDED_HANDLER = "execution_ended"
+
+MAX_MESSAGE_BYTES = 128 * 1024  # API Gateway WebSocket frame limit (a client's and a push alike)
+# The most one message we send may take: the frame limit with a quarter to spare. Terminal events are
+# stored within it; anything larger is shrunk on the way out (protocol.fit), never refused by the wire.
+MAX_EVENT_BYTES = 96 * 1024

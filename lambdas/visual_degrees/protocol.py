@@ -5,6 +5,7 @@ Client -> server: JSON objects routed on `action` (API Gateway's `$request.body.
     {"action": "subscribe", "runId", "fromSeq"?, "runToken"?}
     {"action": "cancelRun", "runId", "runToken"?}
     {"action": "getRun", "runId", "runToken"?}
+    {"action": "getGraph", "runId", "runToken"?, "cursor"?}
 Server -> client: run events as stored (`{"runId", "seq", "type", "ts", "data"}`, recognisable by
 `seq`), and replies without `seq`:
     {"type": "runAccepted", "runId", "runToken"}        to startRun (the client is subscribed)
@@ -12,7 +13,12 @@ Server -> client: run events as stored (`{"runId", "seq", "type", "ts", "data"}`
     {"type": "cancelRequested", "runId"}                 to cancelRun
     {"type": "run", "runId", "status", "personA", "personB", "lastSeq",
      "executionStatus", "cancelRequested", "final"}     to getRun
+    {"type": "graph", "runId", "nodes", "edges", "cursor"}  to getGraph: one page of the run's verified
+                                                         graph; `cursor` asks for the next (null: done)
     {"type": "error", "code", "message", "action"?}      to anything malformed or refused
+Every message we send fits one frame (MAX_EVENT_BYTES, under API Gateway's 128 KB): a terminal event
+carries the chain, its evidence and a bounded graph summary (`graph.truncated` counts what it left
+out); the whole graph is read with getGraph, page by page.
 A connection may use a run it started; any connection holding the run's token may too (so a client
 that reconnects keeps access). An unknown run and another client's run get the same `run_not_found`,
 so run ids cannot be probed.
@@ -21,11 +27,12 @@ so run ids cannot be probed.
 from __future__ import annotations
 
 import json
+import re
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, TypeAdapter, ValidationError
+from pydantic import ConfigDict, Field, TypeAdapter, ValidationError
 
-from visual_degrees.constants import MAX_MESSAGE_BYTES
+from visual_degrees.constants import MAX_EVENT_BYTES, MAX_MESSAGE_BYTES
 from visual_degrees.domain.errors import VisualDegreesError
 from visual_degrees.domain.models import Model
 from visual_degrees.domain.requests import describe_validation_error
@@ -42,7 +49,12 @@ RATE_LIMITED = "rate_limited"
 UNAUTHORIZED = "unauthorized"
 INTERNAL_ERROR = "internal_error"
 
-ACTIONS = ("startRun", "subscribe", "cancelRun", "getRun")
+ACTIONS = ("startRun", "subscribe", "cancelRun", "getRun", "getGraph")
+# Deeper than any message of the protocol (startRun's options.budgets is 3 levels), far below what
+# would exhaust the parser's recursion: `[` x 50,000 is 50 KB, well under the size limit.
+MAX_JSON_DEPTH = 32
+_STRINGS = re.compile(r'"(?:[^"\\]|\\.)*"')
+_NOT_BRACKETS = re.compile(r"[^\[\]{}]+")
 _RUN_ID = Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_.:-]+$")
 _TOKEN = Field(default=None, min_length=1, max_length=128)
 
@@ -59,45 +71,56 @@ class ProtocolError(VisualDegreesError):
         return error_reply(self.code, self.message, self.action)
 
 
-class StartRun(Model):
+class Message(Model):
+    """A client message. Strict: a number is a JSON number, a flag a JSON boolean (`"3"` and `true`
+    are no maxHops); nothing is coerced."""
+
+    model_config = ConfigDict(strict=True)
+
+
+class StartRun(Message):
     action: Literal["startRun"]
     person_a: str = Field(max_length=1000)  # the name rules (<= 200 chars, …) are checked by S0's validator
     person_b: str = Field(max_length=1000)
     options: dict[str, Any] | None = None
 
 
-class Subscribe(Model):
+class Subscribe(Message):
     action: Literal["subscribe"]
     run_id: str = _RUN_ID
     from_seq: int = Field(default=1, ge=1)
     run_token: str | None = _TOKEN
 
 
-class CancelRun(Model):
+class CancelRun(Message):
     action: Literal["cancelRun"]
     run_id: str = _RUN_ID
     run_token: str | None = _TOKEN
 
 
-class GetRun(Model):
+class GetRun(Message):
     action: Literal["getRun"]
     run_id: str = _RUN_ID
     run_token: str | None = _TOKEN
 
 
-ClientMessage = Annotated[StartRun | Subscribe | CancelRun | GetRun, Field(discriminator="action")]
+class GetGraph(Message):
+    action: Literal["getGraph"]
+    run_id: str = _RUN_ID
+    run_token: str | None = _TOKEN
+    cursor: str | None = Field(default=None, min_length=1, max_length=2048)
+
+
+ClientMessage = Annotated[StartRun | Subscribe | CancelRun | GetRun | GetGraph, Field(discriminator="action")]
 _MESSAGE: TypeAdapter[ClientMessage] = TypeAdapter(ClientMessage)
 
 
-def parse_message(raw: str | bytes) -> StartRun | Subscribe | CancelRun | GetRun:
+def parse_message(raw: str | bytes) -> StartRun | Subscribe | CancelRun | GetRun | GetGraph:
     """Parse one frame, or raise ProtocolError with the code that names what is wrong."""
     size = len(raw.encode("utf-8") if isinstance(raw, str) else raw)
     if size > MAX_MESSAGE_BYTES:
         raise ProtocolError(MESSAGE_TOO_LARGE, f"message is {size} bytes; the limit is {MAX_MESSAGE_BYTES}")
-    try:
-        body = json.loads(raw)
-    except (ValueError, UnicodeDecodeError):
-        raise ProtocolError(INVALID_JSON, "message is not valid JSON") from None
+    body = _json(raw)
     if not isinstance(body, dict):
         raise ProtocolError(INVALID_MESSAGE, "message must be a JSON object")
     action = body.get("action")
@@ -110,11 +133,117 @@ def parse_message(raw: str | bytes) -> StartRun | Subscribe | CancelRun | GetRun
         raise ProtocolError(INVALID_MESSAGE, describe_validation_error(exc), action) from None
 
 
+def _json(raw: str | bytes) -> Any:
+    """The frame's JSON, refusing nesting deeper than MAX_JSON_DEPTH before the parser recurses."""
+    try:
+        text = raw.decode("utf-8") if isinstance(raw, bytes) else raw
+    except UnicodeDecodeError:
+        raise ProtocolError(INVALID_JSON, "message is not valid JSON") from None
+    if json_depth(text) > MAX_JSON_DEPTH:
+        raise ProtocolError(INVALID_JSON, f"message nests deeper than {MAX_JSON_DEPTH} levels")
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError):
+        raise ProtocolError(INVALID_JSON, "message is not valid JSON") from None
+
+
+def json_depth(text: str) -> int:
+    """How deep the arrays and objects of `text` nest (brackets inside strings do not count), or 0
+    when it cannot exceed MAX_JSON_DEPTH; for text that is not JSON, a number the parser refuses
+    anyway."""
+    if text.count("[") + text.count("{") <= MAX_JSON_DEPTH:
+        return 0  # cannot nest too deep: the common case costs two counts
+    depth = deepest = 0
+    for bracket in _NOT_BRACKETS.sub("", _STRINGS.sub("", text)):
+        depth += 1 if bracket in "[{" else -1
+        deepest = max(deepest, depth)
+    return deepest
+
+
 def error_reply(code: str, message: str, action: str | None = None) -> dict[str, Any]:
     reply: dict[str, Any] = {"type": "error", "code": code, "message": message}
     if action:
         reply["action"] = action
     return reply
+
+
+# ---- what goes out: every message within one frame -------------------------------------------
+
+
+def wire_size(value: Any) -> int:
+    """Bytes of `value` as it goes on the wire (compact JSON, UTF-8)."""
+    return len(encode_json(value).encode("utf-8"))
+
+
+def encode_json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def encode(message: dict[str, Any], limit: int = MAX_EVENT_BYTES) -> str:
+    """The frame for `message`, within `limit` bytes (see `fit`)."""
+    text = encode_json(message)
+    if len(text) * 4 <= limit or len(text.encode("utf-8")) <= limit:
+        return text
+    return encode_json(fit(message, limit))
+
+
+def fit(message: dict[str, Any], limit: int = MAX_EVENT_BYTES) -> dict[str, Any]:
+    """`message` if it fits in `limit` bytes; else the same message made smaller, saying what it left
+    out. An event keeps runId, seq, type and ts (so a client sees no gap) and its data shrunk by
+    `compact`; a `run` reply its final event likewise. The stored event is unchanged: `getRun` and
+    `getGraph` read the rest."""
+    if wire_size(message) <= limit:
+        return message
+    if "seq" in message and isinstance(message.get("data"), dict):
+        room = limit - wire_size({**message, "data": {}})
+        return {**message, "data": compact(message["data"], room)}
+    if message.get("type") == "run" and isinstance(message.get("final"), dict):
+        room = limit - wire_size({**message, "final": {}})
+        return {**message, "final": fit(message["final"], room)}
+    return error_reply(MESSAGE_TOO_LARGE, "the reply was too large to send")
+
+
+def compact(data: dict[str, Any], limit: int) -> dict[str, Any]:
+    """An event's data within `limit` bytes: the graph summary's people and links go first, then the
+    chain's evidence beyond its photo and confidences, then the largest fields; `truncated` lists
+    what was shortened or left out."""
+    if wire_size(data) <= limit:
+        return data
+    out, truncated = dict(data), []
+    graph = out.get("graph")
+    if isinstance(graph, dict):
+        out["graph"] = _empty_graph(graph)
+        truncated.append("graph")
+    edges = out.get("edges")
+    if wire_size({**out, "truncated": truncated}) > limit and isinstance(edges, list):
+        out["edges"] = [_cited(edge) for edge in edges]
+        truncated.append("edges")
+    while wire_size({**out, "truncated": truncated}) > limit and out:
+        largest = max(out, key=lambda key: wire_size(out[key]))
+        del out[largest]
+        truncated.append(largest)
+    out["truncated"] = sorted(set(truncated))
+    return out
+
+
+def _empty_graph(graph: dict[str, Any]) -> dict[str, Any]:
+    found = graph.get("truncated")
+    left_out: dict[str, Any] = found if isinstance(found, dict) else {}
+    counts = {part: len(graph.get(part) or []) + int(left_out.get(part, 0)) for part in ("nodes", "edges")}
+    return {"nodes": [], "edges": [], "truncated": counts}
+
+
+def _cited(edge: Any) -> Any:
+    """A chain link reduced to who, how sure, and the photo that proves it."""
+    if not isinstance(edge, dict):
+        return edge
+    found = edge.get("evidence")
+    evidence: dict[str, Any] = found if isinstance(found, dict) else {}
+    kept = ("imageUrl", "pageUrl", "confidenceA", "confidenceB")
+    return {
+        **{k: edge[k] for k in ("from", "to", "confidence") if k in edge},
+        "evidence": {k: evidence[k] for k in kept if k in evidence},
+    }
 
 
 def reply_for(exc: BaseException, action: str | None = None) -> dict[str, Any]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from infra.constructs.functions import Need, handler_table
@@ -15,6 +17,7 @@ from tests.infrastructure.queries import (
     statements_with_action,
 )
 from tests.support.cdk_template import Synthesis, synthesis
+from visual_degrees.constants import ENV_RUN_CEILINGS
 
 pytestmark = pytest.mark.cdk
 
@@ -25,6 +28,7 @@ VARIANT = {
     "planner": "bedrock",
     "bundleLayer": False,
     "region": "eu-west-1",
+    "runCeilings": '{"maxHops": 6, "budgets": {"searches": 40, "runtimeSeconds": 300}}',
 }
 
 
@@ -81,3 +85,19 @@ def test_acknowledgments_still_match_when_the_region_is_fixed(variant: Synthesis
     # A fixed region turns <AWS::Region> into a literal inside the wildcard findings cdk-nag reports.
     violations = [v for p in variant.validation_report.get("pluginReports", []) for v in p["violations"]]
     assert [v["ruleName"] for v in violations if v["ruleName"].startswith("AwsSolutions")] == []
+
+
+def test_the_operators_ceilings_reach_the_start_run_function_only(variant: Synthesis) -> None:
+    for spec in handler_table():
+        env = function_for(variant.template, spec.module)[1]["Environment"]["Variables"]
+        if Need.START_RUN in spec.needs:
+            ceilings = json.loads(env[ENV_RUN_CEILINGS])
+            assert ceilings["maxHops"] == 6 and ceilings["imagesPerSearch"] == 20
+            assert ceilings["budgets"] == {
+                "searches": 40,
+                "recognitions": 600,
+                "llmCalls": 60,
+                "runtimeSeconds": 300.0,
+            }
+        else:
+            assert ENV_RUN_CEILINGS not in env, spec.module

@@ -19,6 +19,7 @@ from visual_degrees.constants import (
     ENV_STATE_MACHINE_ARN,
     ENV_TABLE_NAME,
     ENV_WEBSOCKET_ENDPOINT,
+    EXECUTION_ENDED_HANDLER,
     SERVICE_NAME,
     STATE_TASKS,
     WEBSOCKET_ROUTES,
@@ -36,11 +37,12 @@ def _specs() -> list[HandlerSpec]:
     return list(handler_table())
 
 
-def test_one_function_per_task_state_route_and_the_authorizer(raw: dict[str, Any]) -> None:
+def test_one_function_per_task_state_route_the_authorizer_and_execution_endings(raw: dict[str, Any]) -> None:
     # Given the constants' tasks and routes / When listing the template's functions by handler
     expected = {handler_of(t.step) for t in STATE_TASKS}
     expected |= {handler_of(module) for module in WEBSOCKET_ROUTES.values()}
     expected.add(handler_of("ws_authorizer"))
+    expected.add(handler_of(EXECUTION_ENDED_HANDLER))
 
     # Then each handler runs in exactly one function and there is no other
     assert set(functions_by_handler(raw)) == expected
@@ -82,7 +84,7 @@ def test_step_functions_time_out_before_their_task_state_does(raw: dict[str, Any
 
 def test_route_functions_fit_the_api_gateway_integration_timeout(raw: dict[str, Any]) -> None:
     for spec in _specs():
-        if spec.role is not Role.STEP:
+        if spec.role in (Role.ROUTE, Role.AUTHORIZER):
             _, function = function_for(raw, spec.module)
             assert function["Timeout"] <= API_GATEWAY_INTEGRATION_TIMEOUT, spec.module
 

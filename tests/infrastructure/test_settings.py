@@ -55,6 +55,13 @@ def test_command_line_strings_are_parsed() -> None:
         ({"removalPolicy": "snapshot"}, "removalPolicy"),
         ({"alarmEmail": "not-an-address"}, "alarmEmail"),
         ({"region": "Mars"}, "region"),
+        ({"runCeilings": {"budgets": {"searches": "many"}}}, "runCeilings.budgets.searches"),
+        ({"runCeilings": "{not json"}, "runCeilings is not JSON"),
+        ({"runCeilings": {"budgets": {"searches": 10}}}, "runDefaults exceed runCeilings"),
+        (
+            {"runCeilings": {"budgets": {"runtimeSeconds": 3600}}, "executionTimeoutMinutes": 30},
+            "executionTimeoutMinutes (30) must be at least 65",
+        ),
     ],
 )
 def test_bad_context_is_refused_naming_the_key(context: dict[str, object], named: str) -> None:

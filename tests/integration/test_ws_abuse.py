@@ -31,6 +31,12 @@ A, B = EXAMPLE_PAIR
         ('{"action": "subscribe", "runId": "r", "fromSeq": 0}', "invalid_message", "subscribe"),
         ('{"action": "getRun", "runId": "../../etc/passwd"}', "invalid_message", "getRun"),
         ('{"action": "startRun", "personA": "a", "personB": "b", "extra": 1}', "invalid_message", "startRun"),
+        # Issue 9.8: nesting that would exhaust the parser; values of the wrong JSON type
+        ("[" * 50_000, "invalid_json", None),
+        ('{"action": "startRun", "options": ' + "[" * 50_000, "invalid_json", None),
+        ('{"action": "subscribe", "runId": "r", "fromSeq": "3"}', "invalid_message", "subscribe"),
+        ('{"action": "subscribe", "runId": "r", "fromSeq": true}', "invalid_message", "subscribe"),
+        ('{"action": "getRun", "runId": 7}', "invalid_message", "getRun"),
     ],
 )
 def test_malformed_messages_get_a_coded_error_and_the_connection_stays_usable(
@@ -48,6 +54,47 @@ def test_malformed_messages_get_a_coded_error_and_the_connection_stays_usable(
         assert reply["message"]
         # And the same connection still serves a proper request
         assert client.start(A, B)["type"] == "runAccepted"
+
+
+@pytest.mark.parametrize(
+    ("options", "field"),
+    [
+        ({"maxHops": True}, "options.maxHops"),
+        ({"maxHops": "3"}, "options.maxHops"),
+        ({"maxHops": 3.0}, "options.maxHops"),
+        ({"imagesPerSearch": "5"}, "options.imagesPerSearch"),
+        ({"threshold": True}, "options.threshold"),
+        ({"budgets": {"searches": "10"}}, "options.budgets.searches"),
+        ({"budgets": {"runtimeSeconds": False}}, "options.budgets.runtimeSeconds"),
+        ({"knobs": {"both_ends": 0}}, "options.knobs.both_ends"),
+    ],
+)
+def test_options_of_the_wrong_json_type_are_refused_not_coerced(
+    tmp_path: Path, options: dict[str, object], field: str
+) -> None:
+    with running_server(tmp_path) as srv, WsClient(srv.ws_url) as client:
+        # When a client sends an option whose value is not of its JSON type ("3", true for a number)
+        reply = client.start(A, B, **options)
+
+        # Then the run is refused and the message names the field
+        assert (reply["type"], reply["code"], reply["action"]) == ("error", "invalid_input", "startRun")
+        assert reply["message"].startswith(field + ":")
+        # And the same options with their proper types are accepted
+        assert client.start(A, B, maxHops=3, budgets={"searches": 10})["type"] == "runAccepted"
+
+
+def test_deep_nesting_is_invalid_json_and_logs_no_traceback(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    with running_server(tmp_path) as srv, WsClient(srv.ws_url) as client:
+        # When a client sends 50,000 opening brackets (50 KB: under every size limit)
+        client.send_raw("[" * 50_000)
+
+        # Then it is told the message is not valid JSON; nothing is logged as a failure of ours
+        assert client.reply()["code"] == "invalid_json"
+        assert client.start(A, B)["type"] == "runAccepted"
+    assert "RecursionError" not in caplog.text
+    assert not [r for r in caplog.records if r.levelno >= 40]
 
 
 def test_a_frame_over_the_deployed_limit_is_refused_and_the_connection_stays_usable(tmp_path: Path) -> None:

@@ -9,8 +9,12 @@ import logging
 import signal
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from visual_degrees.commands.common import add_world_options, count, number
+from visual_degrees.commands.common import add_world_options, count, number, seconds
+
+if TYPE_CHECKING:
+    from visual_degrees.domain.ceilings import RunCeilings
 
 NAME = "serve"
 HELP = "serve the web page and the WebSocket API on this machine"
@@ -48,7 +52,60 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="simulated seconds per real second, so runs unfold watchably (0: as fast as possible)",
     )
     parser.add_argument("--token", default=None, help="require this token (?token=) on every connection")
+    parser.add_argument(
+        "--max-connections",
+        type=count,
+        default=256,
+        help="WebSocket connections at once; more are refused with 503 (default 256)",
+    )
+    parser.add_argument(
+        "--allowed-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="a host name the server answers to besides its own (behind a proxy, a LAN name); repeatable",
+    )
+    add_ceiling_options(parser)
     parser.add_argument("--verbose", action="store_true", help="log every accepted run")
+
+
+def add_ceiling_options(parser: argparse.ArgumentParser) -> None:
+    """The most one startRun may ask for (domain/ceilings.py); a request above a ceiling is refused
+    with `above_ceiling`. Unset: RunCeilings' defaults (five times the default budgets)."""
+    group = parser.add_argument_group("ceilings", "the most a client may ask of one run")
+    for flag, kind, what in (
+        ("--max-budget-searches", count, "image searches (default 100)"),
+        ("--max-budget-recognitions", count, "face recognitions (default 600)"),
+        ("--max-budget-llm", count, "planner (LLM) calls (default 60)"),
+        ("--max-budget-runtime", seconds, "seconds of (simulated) runtime (default 600)"),
+        ("--max-hops-ceiling", count, "maxHops (default 10)"),
+        ("--max-images-per-search", count, "imagesPerSearch (default 20)"),
+    ):
+        group.add_argument(flag, type=kind, default=None, help=f"the most a run may ask for: {what}")
+
+
+def ceilings_of(args: argparse.Namespace) -> RunCeilings:
+    from pydantic import ValidationError
+
+    from visual_degrees.domain.ceilings import RunCeilings
+    from visual_degrees.domain.errors import InvalidInput
+    from visual_degrees.domain.requests import describe_validation_error
+
+    given: dict[str, Any] = {
+        "maxHops": args.max_hops_ceiling,
+        "imagesPerSearch": args.max_images_per_search,
+        "budgets": {
+            "searches": args.max_budget_searches,
+            "recognitions": args.max_budget_recognitions,
+            "llmCalls": args.max_budget_llm,
+            "runtimeSeconds": args.max_budget_runtime,
+        },
+    }
+    given["budgets"] = {k: v for k, v in given["budgets"].items() if v is not None}
+    try:
+        return RunCeilings.model_validate({k: v for k, v in given.items() if v is not None})
+    except ValidationError as exc:
+        raise InvalidInput(f"bad ceiling: {describe_validation_error(exc)}") from None
 
 
 def main(args: argparse.Namespace, state_dir: Path) -> int:
@@ -60,6 +117,8 @@ def main(args: argparse.Namespace, state_dir: Path) -> int:
 
     if args.max_concurrent_runs < 1:
         raise InvalidInput("--max-concurrent-runs must be at least 1")
+    if args.max_connections < 1:
+        raise InvalidInput("--max-connections must be at least 1")
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(message)s")
     sandbox = sandbox_environment(args.world, seed=args.seed, faults=args.faults or None)
     workers = args.max_concurrent_runs
@@ -69,6 +128,9 @@ def main(args: argparse.Namespace, state_dir: Path) -> int:
         limits=RunLimits(max_concurrent=workers, max_waiting=WAITING_PER_WORKER * workers),
         speed=args.speed,
         token=args.token,
+        ceilings=ceilings_of(args),
+        max_connections=args.max_connections,
+        allowed_hosts=tuple(args.allowed_host),
     )
     memory = SqliteMemory(state_dir / "memory.sqlite3")
 

@@ -1,16 +1,23 @@
-"""Path assembly over verified edges, and the confidence math of a finished chain.
+"""Path assembly over verified edges, the confidence math of a finished chain, and the bounded graph
+summary a terminal event carries.
 
 Edge confidence is the best image's weaker face: max over images of min(confA, confB) — `Edge`
 keeps only its best image. A chain is as strong as its weakest edge (bottleneck); the cumulative
 confidence treats edges as independent: product of confidence/100.
+
+A run may verify thousands of pairs (120 recognitions of 12 faces each are 7,920), but an event must
+fit one WebSocket message (API Gateway refuses more than 128 KB). `graph_summary` keeps the chain's
+links and the most relevant others, at most GRAPH_EDGES of them and GRAPH_BYTES of JSON, and says how
+many people and links it left out; the whole graph is read in pages (`getGraph`).
 """
 
 from __future__ import annotations
 
 import heapq
+import json
 import math
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from visual_degrees.domain.models import Edge
@@ -65,19 +72,91 @@ def cumulative(chain: list[Edge]) -> float:
     return math.prod(e.confidence / 100 for e in chain) if chain else 0.0
 
 
+GRAPH_EDGES = 300  # links a summary draws at most (the page stays legible at a full budget's ~265)
+GRAPH_BYTES = 48 * 1024  # and the JSON they take at most, whatever the length of names
+_MISSES = 100  # links in a row that no longer fit: the summary is full
+
+
 def graph_payload(edges: Iterable[Edge], names: dict[str, str]) -> dict[str, Any]:
-    """Nodes and edges for drawing: every verified co-appearance of the run, not just the path."""
+    """Nodes and edges for drawing, every one given (unbounded: see graph_summary)."""
     nodes: dict[str, dict[str, Any]] = {}
     out = []
     for edge in edges:
         for key, name in ((edge.a, edge.name_a), (edge.b, edge.name_b)):
-            nodes.setdefault(key, {"id": key, "name": names.get(key, name)})
-        out.append({"source": edge.a, "target": edge.b, "confidence": round(edge.confidence, 2)})
+            nodes.setdefault(key, _node(key, names.get(key, name)))
+        out.append(_link(edge))
     return {"nodes": list(nodes.values()), "edges": out}
 
 
-def final_payload(chain: list[Edge], all_edges: list[Edge], names: dict[str, str]) -> dict[str, Any]:
-    """The `final` event's data: path (display names A..B), edges with evidence, confidences, graph."""
+def graph_summary(
+    edges: Sequence[Edge],
+    names: dict[str, str],
+    focus: Sequence[str] = (),
+    *,
+    max_edges: int = GRAPH_EDGES,
+    max_bytes: int = GRAPH_BYTES,
+) -> dict[str, Any]:
+    """The run's verified graph, bounded: `{nodes, edges, truncated: {nodes, edges}}`.
+
+    `focus` are person keys in order of importance (the chain, or A, B and how far each side got):
+    they are always among the nodes, and their links come first: links between two of them (the
+    chain's), then links touching one of them, strongest first, then the strongest of the rest, until
+    `max_edges` links or `max_bytes` of JSON. `truncated` counts the people and links left out."""
+    rank = {key: i for i, key in reversed(list(enumerate(focus)))}
+
+    def relevance(edge: Edge) -> tuple[int, float, str, str]:
+        touching = (edge.a in rank) + (edge.b in rank)
+        return (2 - touching, -edge.confidence, edge.a, edge.b)
+
+    every = {key for edge in edges for key in (edge.a, edge.b)} | set(rank)
+    nodes: dict[str, dict[str, Any]] = {}
+    used = _size({"nodes": [], "edges": [], "truncated": {"nodes": len(every), "edges": len(edges)}})
+    for key in rank:
+        used += _grow(nodes, key, names.get(key, key))
+    kept: list[dict[str, Any]] = []
+    misses = 0
+    for edge in sorted(edges, key=relevance):
+        if len(kept) >= max_edges or misses >= _MISSES:
+            break
+        link = _link(edge)
+        new = [(k, n) for k, n in ((edge.a, edge.name_a), (edge.b, edge.name_b)) if k not in nodes]
+        cost = _size(link) + 1 + sum(_size(_node(k, names.get(k, n))) + 1 for k, n in new)
+        if used + cost > max_bytes:
+            misses += 1  # a shorter link further down may still fit, but not for ever
+            continue
+        misses = 0
+        for key, name in new:
+            _grow(nodes, key, names.get(key, name))
+        kept.append(link)
+        used += cost
+    return {
+        "nodes": list(nodes.values()),
+        "edges": kept,
+        "truncated": {"nodes": len(every) - len(nodes), "edges": len(edges) - len(kept)},
+    }
+
+
+def _node(key: str, name: str) -> dict[str, Any]:
+    return {"id": key, "name": name}
+
+
+def _link(edge: Edge) -> dict[str, Any]:
+    return {"source": edge.a, "target": edge.b, "confidence": round(edge.confidence, 2)}
+
+
+def _grow(nodes: dict[str, dict[str, Any]], key: str, name: str) -> int:
+    nodes[key] = _node(key, name)
+    return _size(nodes[key]) + 1
+
+
+def _size(value: Any) -> int:
+    """Bytes of `value` as the wire carries it (compact JSON, UTF-8)."""
+    return len(json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
+
+
+def final_payload(chain: list[Edge], all_edges: Sequence[Edge], names: dict[str, str]) -> dict[str, Any]:
+    """The `final` event's data: path (display names A..B), edges with evidence, confidences, and the
+    verified graph bounded around the chain (graph_summary)."""
     path = [chain[0].name_a] + [e.name_b for e in chain]
     edges = [
         {
@@ -95,5 +174,5 @@ def final_payload(chain: list[Edge], all_edges: list[Edge], names: dict[str, str
         "confidenceMap": {f"{e.name_a} — {e.name_b}": round(e.confidence, 2) for e in chain},
         "bottleneckConfidence": round(bottleneck(chain), 2),
         "cumulativeConfidence": round(cumulative(chain), 4),
-        "graph": graph_payload(all_edges, names),
+        "graph": graph_summary(all_edges, names, [e.a for e in chain] + [chain[-1].b]),
     }

@@ -20,7 +20,9 @@ def describe_validation_error(exc: ValidationError, prefix: str = "") -> str:
     return "; ".join(parts)
 
 
-def parse_options(raw: Any) -> RunOptions:
+def parse_options(raw: Any, *, strict: bool = False) -> RunOptions:
+    """Options from JSON-like data. `strict` (a client's request): numbers must be numbers and flags
+    booleans, as sent; nothing is coerced (`"3"` or `true` is no maxHops)."""
     if raw is None:
         return RunOptions()
     if isinstance(raw, RunOptions):
@@ -28,7 +30,7 @@ def parse_options(raw: Any) -> RunOptions:
     if not isinstance(raw, dict):
         raise InvalidInput("options must be an object")
     try:
-        return RunOptions.model_validate(raw)
+        return RunOptions.model_validate(raw, strict=strict)
     except ValidationError as exc:
         raise InvalidInput(describe_validation_error(exc, "options")) from None
 

@@ -28,3 +28,9 @@ RUNS_FINISHED = "RunsFinished"  # Count, + dimension Outcome; once per run, by i
 OUTCOME_DIMENSION = "Outcome"
 BUDGET_EXHAUSTED = "BudgetExhausted"  # Count; once per run that a budget ended
 SPEND_USD = "SpendUsd"  # provider dollars, emitted by each step for what it paid (the budget's delta)
+
+# Step Functions' event for an execution that ended, and the ends after which a run may still lack its
+# ending (the EventBridge rule forwards exactly these to handlers/execution_ended.py).
+EXECUTION_EVENT_SOURCE = "aws.states"
+EXECUTION_STATUS_CHANGE = "Step Functions Execution Status Change"
+EXECUTION_ENDS = ("FAILED", "TIMED_OUT", "ABORTED")

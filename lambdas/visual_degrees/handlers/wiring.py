@@ -18,7 +18,7 @@ from contextlib import contextmanager
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from visual_degrees.adapters.aws.connections import DynamoDbConnections
 from visual_degrees.adapters.aws.dynamodb_memory import DynamoDbMemory
@@ -28,12 +28,14 @@ from visual_degrees.adapters.wall_clock import WallClock
 from visual_degrees.constants import (
     ENV_MAX_ACTIVE_RUNS,
     ENV_PREFIX,
+    ENV_RUN_CEILINGS,
     ENV_RUN_DEFAULTS,
     ENV_SECRET_ARN,
     ENV_STATE_MACHINE_ARN,
     ENV_TABLE_NAME,
     ENV_WEBSOCKET_ENDPOINT,
 )
+from visual_degrees.domain.ceilings import RunCeilings
 from visual_degrees.domain.costs import DEFAULT_COSTS, CostTable
 from visual_degrees.domain.errors import ConfigurationError
 from visual_degrees.domain.models import Face, FetchedImage, ImageHit, RunOptions
@@ -64,12 +66,20 @@ class LambdaEnvironment(BaseModel):
     state_machine_arn: str | None = Field(default=None, alias=ENV_STATE_MACHINE_ARN)
     secret_arn: str | None = Field(default=None, alias=ENV_SECRET_ARN)  # client tokens (authorizer)
     run_defaults: RunOptions = Field(default_factory=RunOptions, alias=ENV_RUN_DEFAULTS)
+    run_ceilings: RunCeilings = Field(default_factory=RunCeilings, alias=ENV_RUN_CEILINGS)
     max_active_runs: int = Field(default=2, ge=1, le=1_000, alias=ENV_MAX_ACTIVE_RUNS)
 
-    @field_validator("run_defaults", mode="before")
+    @field_validator("run_defaults", "run_ceilings", mode="before")
     @classmethod
     def _json(cls, value: Any) -> Any:
         return json.loads(value) if isinstance(value, str) else value
+
+    @model_validator(mode="after")
+    def _defaults_fit_the_ceilings(self) -> LambdaEnvironment:
+        excess = self.run_ceilings.excess(self.run_defaults)
+        if excess:
+            raise ValueError(f"{ENV_RUN_DEFAULTS} exceed {ENV_RUN_CEILINGS}: {'; '.join(excess)}")
+        return self
 
     @classmethod
     def of(cls, environ: Mapping[str, str]) -> LambdaEnvironment:
@@ -205,7 +215,9 @@ class AwsRuntime:
             StoredSubscriptions(memory, self.connections, self.pusher),
             self.pusher,
             sink=self.sink,
-            policy=StartPolicy(self.env.run_defaults, self.env.max_active_runs),
+            policy=StartPolicy(
+                self.env.run_defaults, self.env.max_active_runs, ceilings=self.env.run_ceilings
+            ),
             on_finished=lambda run_id, outcome, ttl: report_finished(memory, run_id, outcome, ttl),
             costs=self._costs,
         )

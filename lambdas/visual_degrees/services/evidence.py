@@ -7,7 +7,6 @@ from collections.abc import Collection
 from itertools import combinations
 
 from visual_degrees.domain.models import Edge, Evidence, Face
-from visual_degrees.domain.paths import edge_id
 from visual_degrees.domain.titles import mentions, not_a_portrait
 from visual_degrees.services.observe import Observation, Observed, observe
 from visual_degrees.services.scope import RunScope
@@ -178,14 +177,6 @@ def graph_connects(scope: RunScope) -> bool:
     state = scope.state
     strong = scope.knobs.strong_confidence
     return scope.graph.connects(state.person_a.key, state.person_b.key, scope.options.max_hops, strong)
-
-
-def shown_edges(edges: list[Edge], chain: list[Edge] | None = None, limit: int = 300) -> list[Edge]:
-    """The edges a graph payload draws: the chain's first, then the strongest, at most `limit`, so a
-    run that verified thousands of pairs still fits one event (DynamoDB items stop at 400 KB)."""
-    first = {edge_id(e.a, e.b) for e in chain or []}
-    ordered = sorted(edges, key=lambda e: (edge_id(e.a, e.b) not in first, -e.confidence, e.a, e.b))
-    return ordered[:limit]
 
 
 def budget_flags(scope: RunScope, *observed: Observed) -> dict[str, object]:

@@ -25,6 +25,12 @@ def ttl_of(record: dict[str, Any]) -> int:
     return int(record.get("ttlSeconds", DEFAULT_TTL_SECONDS))
 
 
+def stored_ttl(memory: Memory, run_id: str) -> int | None:
+    """The run's memory TTL from its access record, None if the run has none (or it expired)."""
+    item = memory.get(run_pk(run_id), _SK)
+    return ttl_of(item.data) if item is not None else None
+
+
 def _hash(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
 

@@ -286,6 +286,12 @@ class RunEvidence(RunItems):
     def edges(self) -> list[Edge]:
         return [Edge.model_validate(i.data) for i in self._scan("edge#")]
 
+    def edges_after(self, after: str | None, limit: int) -> list[tuple[str, Edge]]:
+        """Up to `limit` edges in id order after the edge id `after` (None: from the first), with
+        their ids: the verified graph read in pages."""
+        items = self.memory.query(self.pk, "edge#", after=f"edge#{after}" if after else None, limit=limit)
+        return [(i.sk.removeprefix("edge#"), Edge.model_validate(i.data)) for i in items]
+
     def link_chunks(self, prefix: str) -> list[list[list[Any]]]:
         return [item.data.get("links", []) for item in self._scan(prefix)]
 

@@ -1,7 +1,7 @@
-"""The client protocol's actions (startRun, subscribe, cancelRun, getRun) as one use case over ports,
-serving both servers: the deployed WebSocket API (handlers/routes.py with the AWS adapters) and the
-local server (local/server/ with its in-process adapters). Nothing here knows API Gateway, Step
-Functions, a socket or a thread.
+"""The client protocol's actions (startRun, subscribe, cancelRun, getRun, getGraph) as one use case
+over ports, serving both servers: the deployed WebSocket API (handlers/routes.py with the AWS
+adapters) and the local server (local/server/ with its in-process adapters). Nothing here knows API
+Gateway, Step Functions, a socket or a thread.
 
 Ports: `Executions` (start, describe, stop a run's execution), `Admission` (a place under the
 client's cap), `Subscriptions` (register a connection for a run's events, then catch it up from the
@@ -20,31 +20,36 @@ a minute and a half), where RunCancelled emits `cancelled`. Only an execution st
 `cancel_grace_seconds` after the first request (a stuck step, a retry loop) is stopped outright on a
 repeated cancelRun; the `cancelled` event then comes from here, under the same logical key as the
 step's, so a run ends with exactly one final event whoever gets there first (services/endings.py).
+An execution found over by then whose run never got its ending is given the one its end calls for
+(services/endings.end_after_execution), so a cancelRun never leaves a run `running` for ever.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from visual_degrees.constants import MAX_EVENT_BYTES
+from visual_degrees.domain.ceilings import RunCeilings
 from visual_degrees.domain.costs import DEFAULT_COSTS, CostTable
 from visual_degrees.domain.errors import ConditionFailed, RunNotFound
 from visual_degrees.domain.ids import new_run_id
 from visual_degrees.domain.models import Budgets, RunOptions, RunState
-from visual_degrees.domain.outcomes import FINISHED_STATUSES, TERMINAL_EVENTS, run_status
+from visual_degrees.domain.outcomes import BY_EVENT, FINISHED_STATUSES, TERMINAL_EVENTS, run_status
 from visual_degrees.domain.requests import parse_options, validate_pair
 from visual_degrees.ports import EventSink, Memory
-from visual_degrees.protocol import CancelRun, GetRun, StartRun, Subscribe, reply_for
+from visual_degrees.protocol import CancelRun, GetGraph, GetRun, StartRun, Subscribe, reply_for, wire_size
 from visual_degrees.services.active_runs import ActiveRuns
 from visual_degrees.services.budget import Budget
-from visual_degrees.services.endings import end_run
+from visual_degrees.services.endings import AFTER_EXECUTION, end_after_execution, end_run
 from visual_degrees.services.event_log import EventLog
 from visual_degrees.services.run_access import RunAccess, ttl_of
-from visual_degrees.services.run_memory import RunControl
+from visual_degrees.services.run_memory import RunControl, RunEvidence
 
-Message = StartRun | Subscribe | CancelRun | GetRun
+Message = StartRun | Subscribe | CancelRun | GetRun | GetGraph
+GRAPH_PAGE_EDGES = 200  # links one getGraph reply carries at most (fewer if their JSON would not fit)
 MAX_REPLAY = 500  # events one catch-up replays (a route has 25 s); a client seeing a gap resubscribes
 CANCEL_GRACE_SECONDS = 120.0  # a step's Lambda times out at 80 s; past this, the execution is stuck
 ID_ATTEMPTS = 5  # run ids are second + 24 random bits: a clash is rare, two in a row rarer still
@@ -129,17 +134,20 @@ class StartPolicy:
     max_active_runs: int
     # The sandbox can tell a name that is nobody in its world (InvalidInput); live, nobody can.
     require_known: Callable[[str, str], None] | None = None
+    # The most one request may ask for (domain/ceilings.py); above it: above_ceiling.
+    ceilings: RunCeilings = field(default_factory=RunCeilings)
 
 
 def merged_options(defaults: RunOptions, given: dict[str, Any] | None) -> RunOptions:
-    """The deployment's defaults overridden by the client's options (budgets field by field)."""
+    """The deployment's defaults overridden by the client's options (budgets field by field), as
+    sent: strictly typed."""
     base = defaults.dump()
     for key, value in (given or {}).items():
         if key == "budgets" and isinstance(value, dict) and isinstance(base.get("budgets"), dict):
             base["budgets"] = {**base["budgets"], **value}
         else:
             base[key] = value
-    return parse_options(base)
+    return parse_options(base, strict=True)
 
 
 class RunsApi:
@@ -183,14 +191,18 @@ class RunsApi:
                 self.cancel(caller, message)
             case GetRun():
                 self.get(caller, message)
+            case GetGraph():
+                self.graph(caller, message)
 
     # ---- startRun ------------------------------------------------------------------------------
 
     def start(self, caller: Caller, message: StartRun) -> str | None:
-        """Validate, take a place under the client's cap, record ownership, subscribe the caller,
-        reply runAccepted, then start the execution. The run id, or None if the caller left first."""
+        """Validate (against the operator's ceilings too), take a place under the client's cap, record
+        ownership, subscribe the caller, reply runAccepted, then start the execution. The run id, or
+        None if the caller left first."""
         a, b = validate_pair(message.person_a, message.person_b)
         options = merged_options(self._policy.defaults, message.options)
+        self._policy.ceilings.check(options)
         if self._policy.require_known is not None:
             self._policy.require_known(a.name, b.name)
         run_id, token = self._admit(caller.client_id, a.name, b.name, options)
@@ -285,9 +297,16 @@ class RunsApi:
         if self._clock() - first_asked < self._grace:
             return
         arn = str(record.get("executionArn") or self._executions.execution_arn(run_id))
-        if self._executions.status(arn) == "RUNNING":
+        status = self._executions.status(arn)
+        if status == "RUNNING":
             self._executions.stop(arn, cause="cancelled by the client; no state boundary reached in time")
             self._end_cancelled(run_id, ttl)
+        elif status in AFTER_EXECUTION:  # over, yet the run never got its ending: give it one now
+            event = end_after_execution(
+                self._memory, self._sink, run_id, status, at=self._clock(), ttl_seconds=ttl
+            )
+            if event is not None and self._on_finished is not None:
+                self._on_finished(run_id, BY_EVENT[event.type].metric, ttl)
 
     def _end_cancelled(self, run_id: str, ttl: int) -> None:
         usage = Budget(self._memory, run_id, Budgets(), self._costs, ttl).summary()
@@ -325,3 +344,44 @@ class RunsApi:
             "cancelRequested": memory.cancel_requested(),
             "final": final.dump() if final else None,
         }
+
+    # ---- getGraph ------------------------------------------------------------------------------
+
+    def graph(self, caller: Caller, message: GetGraph) -> None:
+        record = self._access.record(message.run_id, caller.client_id, message.run_token)
+        page = self.graph_page(message.run_id, ttl_of(record), message.cursor)
+        self._replies.send(caller.connection_id, page)
+
+    def graph_page(self, run_id: str, ttl: int, cursor: str | None) -> dict[str, Any]:
+        """The `graph` reply: the run's verified links after `cursor` in a stable order, each with
+        the photo that proves it, and the people they join; `cursor` for the next page (None: that
+        was the last). A page holds GRAPH_PAGE_EDGES links at most and always fits one message."""
+        found = RunEvidence(self._memory, run_id, ttl).edges_after(cursor, GRAPH_PAGE_EDGES + 1)
+        more = len(found) > GRAPH_PAGE_EDGES
+        nodes: dict[str, dict[str, str]] = {}
+        links: list[dict[str, Any]] = []
+        page: dict[str, Any] = {"type": "graph", "runId": run_id, "nodes": [], "edges": [], "cursor": cursor}
+        room = MAX_EVENT_BYTES - wire_size(page)
+        last = cursor
+        for edge_id, edge in found[:GRAPH_PAGE_EDGES]:
+            ev = edge.evidence
+            link = {
+                "source": edge.a,
+                "target": edge.b,
+                "confidence": round(edge.confidence, 2),
+                "imageUrl": ev.image_url,
+                "pageUrl": ev.page_url,
+            }
+            new = {k: {"id": k, "name": n} for k, n in ((edge.a, edge.name_a), (edge.b, edge.name_b))}
+            new = {k: node for k, node in new.items() if k not in nodes}
+            cost = wire_size(link) + sum(wire_size(node) + 1 for node in new.values()) + 1 + len(edge_id)
+            if cost > room and links:
+                more = True
+                break
+            if cost > room:  # one link alone too large (absurd URLs): it goes without them
+                del link["imageUrl"], link["pageUrl"]
+            nodes.update(new)
+            links.append(link)
+            room -= cost
+            last = edge_id
+        return {**page, "nodes": list(nodes.values()), "edges": links, "cursor": last if more else None}

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from itertools import chain
+
 from visual_degrees.domain.models import RunState
-from visual_degrees.domain.paths import graph_payload
+from visual_degrees.domain.paths import graph_summary
 from visual_degrees.services.context import StepContext
-from visual_degrees.services.evidence import shown_edges
-from visual_degrees.services.progress import partial_paths_payload
+from visual_degrees.services.progress import partial_paths, partial_paths_payload
 from visual_degrees.services.scope import RunScope
 
 REASONS = {
@@ -36,7 +37,17 @@ def run(state: RunState, ctx: StepContext) -> RunState:
             **partial_paths_payload(scope),
             "usage": scope.budget.summary(),
             "simSeconds": round(ctx.clock.now() - state.started_at, 3),
-            "graph": graph_payload(shown_edges(scope.evidence.edges()), scope.evidence.names()),
+            # Bounded (an event must fit one WebSocket message): around A, B and the partial chain.
+            "graph": graph_summary(
+                scope.evidence.edges(),
+                scope.evidence.names(),
+                [
+                    state.person_a.key,
+                    state.person_b.key,
+                    *state.path,
+                    *chain.from_iterable(partial_paths(scope)),
+                ],
+            ),
         },
         reason=reason,
     )

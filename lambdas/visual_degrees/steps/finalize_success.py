@@ -6,7 +6,7 @@ from __future__ import annotations
 from visual_degrees.domain.models import RunState
 from visual_degrees.domain.paths import best_path, final_payload
 from visual_degrees.services.context import StepContext
-from visual_degrees.services.evidence import announce, shown_edges
+from visual_degrees.services.evidence import announce
 from visual_degrees.services.scope import RunScope
 
 
@@ -24,7 +24,7 @@ def run(state: RunState, ctx: StepContext) -> RunState:
         announce(scope, edge)
         if remember:
             scope.shared.remember_edge(edge)
-    payload = final_payload(chain, shown_edges(edges, chain), scope.evidence.names())
+    payload = final_payload(chain, edges, scope.evidence.names())  # the graph bounded around the chain
     payload["usage"] = scope.budget.summary()
     payload["simSeconds"] = round(ctx.clock.now() - state.started_at, 3)
     scope.finish("final", payload, hops=len(chain))

@@ -9,7 +9,8 @@ import json
 import pytest
 
 from tests.integration.handlers.helpers import message
-from visual_degrees.constants import MAX_MESSAGE_BYTES
+from visual_degrees.constants import ENV_RUN_CEILINGS, MAX_MESSAGE_BYTES
+from visual_degrees.domain.ceilings import ABOVE_CEILING
 from visual_degrees.handlers import ws_cancel_run, ws_default, ws_get_run, ws_start_run, ws_subscribe
 from visual_degrees.protocol import (
     INVALID_INPUT,
@@ -41,7 +42,7 @@ def assert_clean(aws, logs, *, connection_id: str = "conn-1") -> None:
     replies = json.dumps(aws.pushed(connection_id))
     output = logs.getvalue()
     for text in (replies, output):
-        assert "Traceback" not in text and 'File "' not in text
+        assert "Traceback" not in text and 'File "' not in text and "RecursionError" not in text
     for reply in aws.pushed(connection_id):
         if "runToken" in reply:  # a run token is said once, to its owner, and never logged
             assert reply["runToken"] not in output
@@ -66,6 +67,20 @@ def assert_clean(aws, logs, *, connection_id: str = "conn-1") -> None:
         ("startRun", {**START, "options": {"maxHops": 1000}}, INVALID_INPUT),
         ("startRun", {**START, "options": {"secretOption": True}}, INVALID_INPUT),
         ("startRun", {**START, "extra": 1}, INVALID_MESSAGE),
+        # Issue 9.8: nesting that would exhaust the parser, and values of the wrong JSON type.
+        ("$default", "[" * 50_000, INVALID_JSON),
+        ("$default", '{"action": "getRun", "runId": ' + "[" * 50_000, INVALID_JSON),
+        ("startRun", {**START, "options": {"maxHops": True}}, INVALID_INPUT),
+        ("startRun", {**START, "options": {"maxHops": "3"}}, INVALID_INPUT),
+        ("startRun", {**START, "options": {"budgets": {"searches": "5"}}}, INVALID_INPUT),
+        ("subscribe", {"action": "subscribe", "runId": "r1", "fromSeq": "3"}, INVALID_MESSAGE),
+        # Issue 9.7: above the operator's ceilings (the defaults: five times the default budgets)
+        (
+            "startRun",
+            {**START, "options": {"budgets": {"searches": 10_000, "recognitions": 100_000}}},
+            ABOVE_CEILING,
+        ),
+        ("startRun", {**START, "options": {"budgets": {"runtimeSeconds": 3_600}}}, ABOVE_CEILING),
         ("subscribe", {"action": "subscribe"}, INVALID_MESSAGE),
         ("subscribe", {"action": "subscribe", "runId": "r1", "fromSeq": 0}, INVALID_MESSAGE),
         ("subscribe", {"action": "subscribe", "runId": "../../etc"}, INVALID_MESSAGE),
@@ -163,3 +178,20 @@ def test_a_connection_without_a_client_is_told_to_sign_in(aws, runtime, context)
     frame["requestContext"]["authorizer"] = None
     ws_get_run.handler(frame, context)
     assert aws.pushed("conn-1")[0]["code"] == "unauthorized"
+
+
+def test_the_deployments_ceilings_name_the_limit_in_the_refusal(aws, context, logs):
+    # Given a deployment whose operator allows at most 6 hops and 30 searches a run
+    from visual_degrees.handlers.wiring import using_runtime
+
+    ceilings = '{"maxHops": 6, "budgets": {"searches": 30}}'
+    with using_runtime(aws.runtime(environ={**aws.environ, ENV_RUN_CEILINGS: ceilings})):
+        # When a client asks for 31 searches, then for 30
+        send("startRun", {**START, "options": {"budgets": {"searches": 31}}}, context)
+        send("startRun", {**START, "options": {"budgets": {"searches": 30}}}, context)
+    # Then the first is refused naming the limit and its ceiling, the second accepted
+    refused, accepted = aws.pushed("conn-1")[:2]
+    assert (refused["code"], refused["action"]) == (ABOVE_CEILING, "startRun")
+    assert refused["message"] == "options.budgets.searches: 31 is above the operator's ceiling of 30"
+    assert accepted["type"] == "runAccepted"
+    assert "request refused" in logs.getvalue() and "Traceback" not in logs.getvalue()

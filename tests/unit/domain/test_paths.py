@@ -1,7 +1,19 @@
+import itertools
+import json
+
 import pytest
 
+from visual_degrees.constants import MAX_EVENT_BYTES
 from visual_degrees.domain.models import Edge, Evidence
-from visual_degrees.domain.paths import best_path, bottleneck, cumulative, final_payload
+from visual_degrees.domain.paths import (
+    GRAPH_BYTES,
+    GRAPH_EDGES,
+    best_path,
+    bottleneck,
+    cumulative,
+    final_payload,
+    graph_summary,
+)
 
 
 def edge(a: str, b: str, ca: float, cb: float) -> Edge:
@@ -43,3 +55,86 @@ def test_confidence_math_per_edge_bottleneck_and_cumulative():
     assert payload["cumulativeConfidence"] == pytest.approx(0.72)
     assert payload["edges"][0]["evidence"]["imageUrl"] == "https://img/ax.jpg"
     assert {n["name"] for n in payload["graph"]["nodes"]} == {"Ann", "Xu", "Bo"}
+
+
+# ---- the bounded graph summary (issue 9.4) --------------------------------------------------------
+
+LONG = "of the Northern Isles and the Lesser Saltmarsh " * 3
+
+
+def crowd(photos: int, long_names: bool) -> tuple[list[Edge], dict[str, str]]:
+    """Photos of 12 people each (11 strangers and one person of the previous photo): 66 links a photo."""
+    edges, names, previous = [], {}, "p00000"
+    for photo in range(photos):
+        people = [previous] + [f"p{photo * 11 + i + 1:05d}" for i in range(11)]
+        for key in people:
+            names[key] = (f"Person {key} {LONG}" if long_names else f"Person {key}")[:100]
+        for i, a in enumerate(people):
+            for b in people[i + 1 :]:
+                ev = Evidence(
+                    image_url=f"https://img/{photo}.jpg", confidence_a=99.0, confidence_b=90 + photo % 10
+                )
+                edges.append(Edge(a=a, b=b, name_a=names[a], name_b=names[b], evidence=ev))
+        previous = people[-1]
+    return edges, names
+
+
+def size(value: object) -> int:
+    return len(json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
+
+
+@pytest.mark.parametrize("long_names", [False, True])
+def test_the_summary_of_the_ceilings_largest_graph_stays_within_its_bytes(long_names):
+    # Given the graph of 600 recognitions (the default ceiling) of 12 faces: 39,600 links
+    edges, names = crowd(600, long_names)
+    assert len(edges) == 39_600
+    # When it is summarised around a chain
+    summary = graph_summary(edges, names, ["p00000", "p00011", "p00022"])
+    # Then it fits its byte budget, keeps the chain's people, and counts the rest exactly
+    assert size(summary) <= GRAPH_BYTES
+    kept = {n["id"] for n in summary["nodes"]}
+    assert {"p00000", "p00011", "p00022"} <= kept
+    assert len(kept) + summary["truncated"]["nodes"] == len(names)
+    assert len(summary["edges"]) + summary["truncated"]["edges"] == len(edges)
+    # With names of a usual length it draws as many links as the page is made for; with 100-character
+    # names, fewer but still the chain's and a hundred more
+    assert len(summary["edges"]) == GRAPH_EDGES if not long_names else len(summary["edges"]) >= 100
+
+
+def test_the_chains_links_come_first_then_those_touching_it_strongest_first():
+    edges, names = crowd(3, long_names=False)
+    chain = ["p00000", "p00011", "p00022"]
+    summary = graph_summary(edges, names, chain, max_edges=30)
+    first = summary["edges"][:2]
+    assert {(e["source"], e["target"]) for e in first} == {("p00000", "p00011"), ("p00011", "p00022")}
+    touching = [any(k in chain for k in (e["source"], e["target"])) for e in summary["edges"]]
+    assert touching == sorted(touching, reverse=True)
+
+
+def test_a_final_at_the_longest_chain_with_the_largest_graph_fits_one_message():
+    # Given a 10-hop chain (the most maxHops allows) whose evidence is as long as providers make it
+    edges, names = crowd(600, long_names=True)
+    keys = [f"c{i:02d}" for i in range(11)]
+    for key in keys:
+        names[key] = f"Chain person {key} {LONG}"[:100]
+    url = "https://images.example.org/" + "x" * 1_000
+    chain = [
+        Edge(
+            a=a,
+            b=b,
+            name_a=names[a],
+            name_b=names[b],
+            evidence=Evidence(
+                image_url=url, page_url=url, title="t" * 500, query="q" * 300, sha256="f" * 64,
+                confidence_a=99.0, confidence_b=95.0, id_a="i" * 30, id_b="j" * 30,
+            ),
+        )
+        for a, b in itertools.pairwise(keys)
+    ]  # fmt: skip
+    payload = final_payload(chain, [*chain, *edges], names)
+    # Then the event's data fits with the room the ending writer keeps for the event around it
+    assert size(payload) <= MAX_EVENT_BYTES - 1024
+    assert len(payload["edges"]) == 10 and all(e["evidence"]["imageUrl"] == url for e in payload["edges"])
+    assert payload["graph"]["edges"][:10] == [
+        {"source": a, "target": b, "confidence": 95.0} for a, b in itertools.pairwise(keys)
+    ]

@@ -10,6 +10,7 @@ import pytest
 
 from tests.support.fakes import ListSink
 from visual_degrees.adapters.local.sqlite_memory import SqliteMemory
+from visual_degrees.domain.ceilings import AboveCeiling
 from visual_degrees.domain.errors import InvalidInput, ProviderError, RunNotFound
 from visual_degrees.domain.models import RunOptions, RunState
 from visual_degrees.protocol import TOO_MANY_RUNS, CancelRun, GetRun, ProtocolError, StartRun, Subscribe
@@ -139,6 +140,27 @@ def test_start_replies_then_starts_an_execution_named_by_the_run_with_the_run_st
         "Niall Halloran",
     )
     assert state.options.max_hops == 4  # the deployment's default
+
+
+def test_a_request_above_the_operators_ceilings_is_refused_before_anything_is_written():
+    # Given a deployment at the default ceilings (five times the default budgets)
+    world = world_()
+    # When a client asks for 10,000 searches, 100,000 recognitions and an hour (issue 9.7)
+    budgets = {"searches": 10_000, "recognitions": 100_000, "runtimeSeconds": 3_600}
+    with pytest.raises(AboveCeiling) as refused:
+        start(world, budgets=budgets)
+    # Then it is refused naming the limits, and nothing was admitted, registered or started
+    assert refused.value.code == "above_ceiling" and "options.budgets.searches" in refused.value.message
+    assert world.executions.started == {} and world.connections.subscribed == []
+    assert world.memory.query("client#alice") == []
+    # While a request at the ceilings runs
+    assert start(world, budgets={"searches": 100, "recognitions": 600, "runtimeSeconds": 600})
+
+
+def test_client_options_are_strict_about_json_types():
+    for options in ({"maxHops": True}, {"maxHops": "3"}, {"budgets": {"searches": 5.0}}):
+        with pytest.raises(InvalidInput, match=r"^options\."):
+            merged_options(RunOptions(), options)
 
 
 def test_client_options_override_the_defaults_field_by_field():

@@ -24,12 +24,21 @@ def test_the_environment_carries_run_defaults_and_the_cap():
     assert (env.run_defaults.max_hops, env.run_defaults.budgets.searches) == (4, 10)
 
 
+def test_the_environment_carries_the_operators_ceilings_and_defaults_them():
+    env = LambdaEnvironment.of({"VD_RUN_CEILINGS": '{"maxHops": 6, "budgets": {"searches": 40}}'})
+    assert (env.run_ceilings.max_hops, env.run_ceilings.budgets.searches) == (6, 40)
+    assert env.run_ceilings.budgets.recognitions == 600  # unset: five times the default budget
+    assert LambdaEnvironment.of({}).run_ceilings.budgets.searches == 100
+
+
 @pytest.mark.parametrize(
     ("environ", "named"),
     [
         ({"VD_RUN_DEFAULTS": "{not json"}, "VD_RUN_DEFAULTS"),
         ({"VD_RUN_DEFAULTS": '{"maxHops": 0}'}, "VD_RUN_DEFAULTS"),
         ({"VD_MAX_ACTIVE_RUNS_PER_CLIENT": "0"}, "VD_MAX_ACTIVE_RUNS_PER_CLIENT"),
+        ({"VD_RUN_CEILINGS": '{"budgets": {"searches": "many"}}'}, "VD_RUN_CEILINGS"),
+        ({"VD_RUN_CEILINGS": '{"budgets": {"searches": 10}}'}, "VD_RUN_DEFAULTS exceed VD_RUN_CEILINGS"),
     ],
 )
 def test_a_bad_variable_is_a_configuration_error_naming_it(environ, named):

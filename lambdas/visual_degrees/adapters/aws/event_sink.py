@@ -7,15 +7,16 @@ stored event goes to every connection the `connectionsByRun` index lists for its
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Mapping
 from typing import Any, Protocol
 
 from botocore.exceptions import BotoCoreError, ClientError
 
+from visual_degrees import protocol
 from visual_degrees.adapters.aws.clients import LazyClient
 from visual_degrees.adapters.aws.errors import error_code
+from visual_degrees.constants import MAX_EVENT_BYTES
 from visual_degrees.domain.errors import ConfigurationError, VisualDegreesError
 from visual_degrees.domain.models import RunEvent
 
@@ -24,6 +25,8 @@ log = logging.getLogger(__name__)
 # A push is on a step's critical path: fail fast, let the client catch up with subscribe/fromSeq.
 CLIENT_CONFIG = {"connect_timeout": 2, "read_timeout": 5, "retries": {"mode": "standard", "max_attempts": 3}}
 _GONE = {"GoneException"}
+_TOO_LARGE = {"PayloadTooLargeException"}
+FALLBACK_BYTES = 8 * 1024  # a message API Gateway refused for its size is sent again within this
 
 
 class ConnectionRegistry(Protocol):
@@ -31,8 +34,9 @@ class ConnectionRegistry(Protocol):
     def close(self, connection_id: str) -> int: ...
 
 
-def encode(message: Mapping[str, Any]) -> bytes:
-    return json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+def encode(message: Mapping[str, Any], limit: int = MAX_EVENT_BYTES) -> bytes:
+    """The frame for `message`, within `limit` bytes: a larger one is shrunk, saying so (protocol.fit)."""
+    return protocol.encode(dict(message), limit).encode("utf-8")
 
 
 class ConnectionPusher:
@@ -67,11 +71,25 @@ class ConnectionPusher:
             code = error_code(err)
             if code in _GONE:
                 self.forget(connection_id)
+            elif code in _TOO_LARGE:
+                # Never lose a message (an ending least of all) to its size: send it small, saying what
+                # it left out; the client reads the rest with getRun / getGraph.
+                log.warning("push too large; sent shortened", extra={"connectionId": connection_id})
+                return self._post(connection_id, encode(message, FALLBACK_BYTES))
             else:
                 log.warning("push failed", extra={"connectionId": connection_id, "errorCode": code})
         except BotoCoreError as err:
             log.warning("push failed", extra={"connectionId": connection_id, "errorCode": type(err).__name__})
         return False
+
+    def _post(self, connection_id: str, data: bytes) -> bool:
+        try:
+            self.client.post_to_connection(ConnectionId=connection_id, Data=data)
+            return True
+        except (ClientError, BotoCoreError) as err:
+            code = error_code(err) if isinstance(err, ClientError) else type(err).__name__
+            log.warning("push failed", extra={"connectionId": connection_id, "errorCode": code})
+            return False
 
     def forget(self, connection_id: str) -> None:
         if self._connections is None:

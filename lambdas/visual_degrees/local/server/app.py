@@ -29,12 +29,15 @@ from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
 
 from visual_degrees.constants import MAX_MESSAGE_BYTES
+from visual_degrees.domain.ceilings import RunCeilings
 from visual_degrees.domain.models import RunEvent, RunOptions
 from visual_degrees.local.runner import LocalRunner, RunEnvironment
 from visual_degrees.local.server.broker import Broker, BrokerSink, Published
+from visual_degrees.local.server.gate import HostNames, Refusals, connection_cap, quiet_accept_errors
 from visual_degrees.local.server.http_static import StaticSite, not_found, plain
 from visual_degrees.local.server.pacing import Pacer
 from visual_degrees.local.server.rate_limit import RateLimits
+from visual_degrees.local.server.recovery import RENEW_SECONDS, InFlight
 from visual_degrees.local.server.runs import LocalExecutions, RunLimits
 from visual_degrees.local.server.session import Session, Sessions
 from visual_degrees.ports import Memory
@@ -54,6 +57,8 @@ WS_PATH = "/ws"
 # before its payload is buffered, and the connection is closed with 1009 (as API Gateway does).
 HARD_FRAME_LIMIT = 2 * MAX_MESSAGE_BYTES
 FLUSH_SECONDS = 2.0  # at shutdown, how long queued messages may take to reach their clients
+# How long a closing (or refused) connection may keep its descriptor waiting for the peer's close.
+CLOSE_TIMEOUT_SECONDS = 2.0
 
 
 @dataclass(frozen=True)
@@ -65,6 +70,9 @@ class ServeSettings:
     speed: float = 1.0  # simulated seconds per real second; 0: runs go flat out
     token: str | None = None  # if set, connections must present it as ?token= (as the deployed API)
     allowed_origins: tuple[str, ...] = ()  # browser origins besides the server's own
+    ceilings: RunCeilings = field(default_factory=RunCeilings)  # the most a startRun may ask for
+    max_connections: int = 256  # WebSocket connections at once; beyond, 503 before the upgrade
+    allowed_hosts: tuple[str, ...] = ()  # Host names served besides the server's own (gate.py)
     io_threads: int = 4
 
 
@@ -91,6 +99,8 @@ class _Parts:
     io: ThreadPoolExecutor
     offload: Callable[[Callable[[], Any]], Awaitable[Any]]
     broker: Broker
+    sink: BrokerSink
+    inflight: InFlight
     runs: LocalExecutions
     sessions: Sessions
     api: RunsApi
@@ -114,6 +124,8 @@ class LocalServer:
         self._require_known = require_known
         self._on_deliver = on_deliver
         self.address: Address | None = None
+        self.recovered: list[str] = []  # runs a stopped server left unfinished, ended at start
+        self.refusals = Refusals()  # connections refused (over the cap, a foreign Host, …)
 
     @classmethod
     def sandboxed(
@@ -139,14 +151,22 @@ class LocalServer:
         stop = stop or asyncio.Event()
         parts = self._compose(asyncio.get_running_loop())
         cancelled = 0
+        keeper: asyncio.Task[None] | None = None
+        cap = connection_cap(settings.max_connections)
+        loud_again = quiet_accept_errors(parts.loop, self.refusals)
         try:
+            # Before serving: take the lease, then end what dead servers left running (recovery.py).
+            await parts.offload(parts.inflight.start)
+            self.recovered = await parts.offload(lambda: parts.inflight.recover(parts.sink))
+            keeper = asyncio.ensure_future(self._keep_lease(parts))
             async with serve(
                 self._connection_handler(parts),
                 settings.host,
                 settings.port,
-                process_request=self._gatekeeper(StaticSite(self._web)),
+                process_request=self._gatekeeper(StaticSite(self._web), parts.sessions, cap),
                 max_size=HARD_FRAME_LIMIT,
                 max_queue=16,
+                close_timeout=CLOSE_TIMEOUT_SECONDS,
                 logger=logging.getLogger("visual_degrees.local.websockets"),
             ) as server:
                 bound = next(iter(server.sockets)).getsockname()
@@ -156,8 +176,12 @@ class LocalServer:
                 await stop.wait()
                 cancelled = await self._wind_down(parts)
         finally:
+            loud_again()
+            if keeper is not None:
+                keeper.cancel()
             if not parts.runs.stopped:  # we are leaving abnormally (cancelled, failed to bind): no orphans
                 cancelled = parts.runs.shutdown()
+            parts.inflight.stop()  # every run has ended: nothing is left for a successor to end
             parts.io.shutdown(wait=True)
         log.info("server stopped", extra={"cancelledRuns": cancelled})
         return cancelled
@@ -175,17 +199,37 @@ class LocalServer:
             return [Published.of(e) for e in events]
 
         broker = Broker(read_log)
+        sink = BrokerSink(broker, loop, self._on_deliver)
         pacer = Pacer(self._environment, settings.speed) if settings.speed > 0 else None
+        inflight = InFlight(self.memory)
         runs = LocalExecutions(
             LocalRunner(self.memory, pacer or self._environment),
-            BrokerSink(broker, loop, self._on_deliver),
+            sink,
             limits=settings.limits,
             pacer=pacer,
+            inflight=inflight,
         )
         sessions = Sessions(loop)
-        policy = StartPolicy(RunOptions(), settings.limits.per_client, require_known=self._require_known)
+        policy = StartPolicy(
+            settings.ceilings.lowered(RunOptions()),
+            settings.limits.per_client,
+            require_known=self._require_known,
+            ceilings=settings.ceilings,
+        )
         api = RunsApi(self.memory, runs, sessions, sessions, admission=runs, policy=policy)
-        return _Parts(loop, io, offload, broker, runs, sessions, api)
+        return _Parts(loop, io, offload, broker, sink, inflight, runs, sessions, api)
+
+    async def _keep_lease(self, parts: _Parts) -> None:
+        """Say we are alive; end the runs of servers that are not (one sharing this state directory
+        may have died while we serve)."""
+        while True:
+            await asyncio.sleep(RENEW_SECONDS)
+            self.refusals.flush()  # what was refused since the last line, if anything
+            try:
+                await parts.offload(parts.inflight.renew)
+                await parts.offload(lambda: parts.inflight.recover(parts.sink))
+            except Exception:
+                log.exception("could not renew the server's lease")
 
     def _connection_handler(self, parts: _Parts) -> Callable[[ServerConnection], Awaitable[None]]:
         async def handler(socket: ServerConnection) -> None:
@@ -216,15 +260,24 @@ class LocalServer:
             await asyncio.wait(flushes, timeout=FLUSH_SECONDS)
         return cancelled
 
-    def _gatekeeper(self, site: StaticSite) -> Callable[[ServerConnection, Request], Response | None]:
-        """HTTP requests get the page or a photo; WebSocket upgrades to /ws pass if the origin is
-        ours (no other site can drive this server from a visitor's browser) and the token matches."""
+    def _gatekeeper(
+        self, site: StaticSite, sessions: Sessions, cap: int
+    ) -> Callable[[ServerConnection, Request], Response | None]:
+        """Requests must name this server (Host: no DNS rebinding). HTTP requests get the page or a
+        photo; WebSocket upgrades to /ws pass if the origin is ours (no other site can drive this
+        server from a visitor's browser), the token matches and there is room (gate.py)."""
         settings = self.settings
+        hosts = HostNames(settings.host, settings.allowed_hosts)
+        refusals = self.refusals
 
         def process_request(connection: ServerConnection, request: Request) -> Response | None:
             url = urlsplit(request.path)
             if getattr(request, "method", "GET") != "GET":  # websockets < 14 parses GET only
                 return plain(405, "only GET is served here")
+            named = request.headers.get_all("Host")
+            if len(named) != 1 or not hosts.allows(named[0]):
+                refusals.add("for another host name")
+                return plain(421, "this server does not answer to that host name")
             upgrade = request.headers.get("Upgrade", "").lower() == "websocket"
             if url.path != WS_PATH:
                 return not_found() if upgrade else site.respond(url.path)
@@ -237,6 +290,9 @@ class LocalServer:
                 offered = parse_qs(url.query).get("token", [""])[0]
                 if not hmac.compare_digest(offered.encode(), settings.token.encode()):
                     return plain(401, "missing or wrong token")
+            if len(sessions) >= cap:
+                refusals.add(f"over the cap of {cap} connections")
+                return plain(503, "too many connections; try again shortly", Retry_After="5")
             return None
 
         return process_request

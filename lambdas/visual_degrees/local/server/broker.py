@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import time
 from collections.abc import Awaitable, Callable
@@ -19,6 +18,7 @@ from dataclasses import dataclass
 
 from visual_degrees.domain.models import RunEvent
 from visual_degrees.domain.outcomes import TERMINAL_EVENTS
+from visual_degrees.protocol import encode
 
 _MAX_CATCH_UPS = 3  # re-reads when the buffer starts past what the log held (only expiry explains it)
 
@@ -44,7 +44,8 @@ class Published:
 
 
 def encode_event(event: RunEvent) -> str:
-    return json.dumps(event.dump(), ensure_ascii=False, separators=(",", ":"))
+    """The frame of a stored event, within one message's limit (protocol.encode)."""
+    return encode(event.dump())
 
 
 ReadLog = Callable[[str, int], Awaitable[list[Published]]]  # (run_id, from_seq) -> stored events

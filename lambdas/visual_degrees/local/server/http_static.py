@@ -86,11 +86,22 @@ def not_found() -> Response:
     return _response(404, b"not found\n", "text/plain; charset=utf-8", _PHOTO_POLICY)
 
 
-def plain(status: int, text: str) -> Response:
-    return _response(status, f"{text}\n".encode(), "text/plain; charset=utf-8", _PHOTO_POLICY)
+def plain(status: int, text: str, **headers: str) -> Response:
+    response = _response(status, f"{text}\n".encode(), "text/plain; charset=utf-8", _PHOTO_POLICY)
+    for name, value in headers.items():
+        response.headers[name.replace("_", "-")] = value
+    return response
 
 
-_REASONS = {200: "OK", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found", 405: "Method Not Allowed"}
+_REASONS = {
+    200: "OK",
+    401: "Unauthorized",
+    403: "Forbidden",
+    404: "Not Found",
+    405: "Method Not Allowed",
+    421: "Misdirected Request",
+    503: "Service Unavailable",
+}
 
 
 def _response(

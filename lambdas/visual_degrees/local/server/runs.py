@@ -19,6 +19,7 @@ from visual_degrees.domain.models import DEFAULT_TTL_SECONDS, RunOptions, RunSta
 from visual_degrees.local.executions import ExecutionStore
 from visual_degrees.local.runner import LocalRunner
 from visual_degrees.local.server.pacing import Pacer
+from visual_degrees.local.server.recovery import InFlight
 from visual_degrees.ports import EventSink
 from visual_degrees.protocol import TOO_MANY_RUNS, ProtocolError
 from visual_degrees.services.endings import end_run
@@ -48,12 +49,16 @@ class LocalExecutions:
         *,
         limits: RunLimits = RunLimits(),
         pacer: Pacer | None = None,
+        inflight: InFlight | None = None,
     ) -> None:
+        """`inflight`: where the runs taken and not yet finished are kept, so that a server started
+        after this one died can end them (recovery.py)."""
         self._runner = runner
         self._memory = runner.memory
         self._sink = sink
         self._limits = limits
         self._pacer = pacer
+        self._inflight = inflight
         self._pool = ThreadPoolExecutor(max_workers=limits.max_concurrent, thread_name_prefix="vd-run")
         self._lock = threading.Lock()
         self._owners: dict[str, str] = {}  # unfinished run -> the client (connection) that started it
@@ -78,6 +83,12 @@ class LocalExecutions:
             if len(self._owners) >= limits.max_concurrent + limits.max_waiting:
                 raise ProtocolError(TOO_MANY_RUNS, "the server is busy; try again shortly", "startRun")
             self._owners[run_id] = client_id
+        if self._inflight is not None:
+            try:
+                self._inflight.add(run_id, options.ttl_seconds)
+            except BaseException:
+                self._release(run_id)
+                raise
 
     def release(self, client_id: str, run_id: str) -> None:
         self._release(run_id)
@@ -152,6 +163,8 @@ class LocalExecutions:
             self._owners.pop(run_id, None)
         if self._pacer is not None:
             self._pacer.forget(run_id)
+        if self._inflight is not None:
+            self._inflight.remove(run_id)
 
     def _execute(self, state: RunState) -> None:
         run_id, ttl = state.run_id, state.options.ttl_seconds

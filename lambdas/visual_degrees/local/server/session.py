@@ -9,7 +9,6 @@ share one FIFO outbox, so `runAccepted`/`subscribed` always precede that run's e
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import secrets
 import threading
@@ -24,6 +23,7 @@ from visual_degrees.protocol import (
     RATE_LIMITED,
     TOO_MANY_RUNS,
     ProtocolError,
+    encode,
     error_reply,
     parse_message,
     reply_for,
@@ -69,7 +69,7 @@ class Outbox:
         self._queue.put_nowait(text)
 
     def push_json(self, reply: dict[str, Any]) -> None:
-        self.push(json.dumps(reply, ensure_ascii=False, separators=(",", ":")))
+        self.push(encode(reply))
 
     @property
     def closing(self) -> bool:
@@ -208,6 +208,10 @@ class Sessions:
     def __iter__(self) -> Iterator[Session]:
         with self._lock:
             return iter(list(self._sessions.values()))
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._sessions)
 
     def _get(self, connection_id: str) -> Session | None:
         with self._lock:

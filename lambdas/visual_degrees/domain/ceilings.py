@@ -1,0 +1,92 @@
+"""The operator's ceilings: the most a client may ask of one run, whatever the run options allow.
+
+`RunOptions` bounds what can be run at all (up to 10,000 searches, an hour); a deployment or a local
+server takes requests from clients, and its operator decides how much one request may spend. A
+`startRun` asking for more than a ceiling is refused (`above_ceiling`, naming the option, what was
+asked and the ceiling), never clipped: a client that asked for 500 searches must not believe it got
+them. The deployment's own run defaults must fit under its ceilings (checked where they are set).
+The CLI's `run` has no ceilings: whoever types it is the operator.
+
+Defaults: five times the default budgets, and the options' own maxima for hops and images.
+"""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from visual_degrees.domain.errors import InvalidInput
+from visual_degrees.domain.models import Budgets, Model, RunOptions
+
+ABOVE_CEILING = "above_ceiling"
+_DEFAULT = Budgets()
+HEADROOM = 5  # default ceilings: this many times the default budgets
+
+
+class AboveCeiling(InvalidInput):
+    code = ABOVE_CEILING
+
+
+class BudgetCeilings(Model):
+    searches: int = Field(default=HEADROOM * _DEFAULT.searches, ge=0, le=10_000)
+    recognitions: int = Field(default=HEADROOM * _DEFAULT.recognitions, ge=0, le=100_000)
+    llm_calls: int = Field(default=HEADROOM * _DEFAULT.llm_calls, ge=0, le=1_000)
+    runtime_seconds: float = Field(default=HEADROOM * _DEFAULT.runtime_seconds, gt=0, le=3_600)
+
+
+class RunCeilings(Model):
+    """Same shape and names as RunOptions, so a refusal names the option as the client wrote it."""
+
+    max_hops: int = Field(default=10, ge=1, le=10)
+    images_per_search: int = Field(default=20, ge=1, le=20)
+    budgets: BudgetCeilings = Field(default_factory=BudgetCeilings)
+
+    def limits(self) -> dict[str, float]:
+        """`options.<field>` (as clients spell it) -> its ceiling."""
+        budgets = self.budgets.dump()
+        return {
+            "options.maxHops": self.max_hops,
+            "options.imagesPerSearch": self.images_per_search,
+            **{f"options.budgets.{name}": value for name, value in budgets.items()},
+        }
+
+    def excess(self, options: RunOptions) -> list[str]:
+        """What `options` ask beyond these ceilings, one phrase per option (empty: nothing)."""
+        asked = {
+            "options.maxHops": options.max_hops,
+            "options.imagesPerSearch": options.images_per_search,
+            **{f"options.budgets.{k}": v for k, v in options.budgets.dump().items()},
+        }
+        return [
+            f"{name}: {_number(asked[name])} is above the operator's ceiling of {_number(ceiling)}"
+            for name, ceiling in self.limits().items()
+            if asked[name] > ceiling
+        ]
+
+    def lowered(self, defaults: RunOptions) -> RunOptions:
+        """`defaults` with each value above its ceiling brought down to it: what a server whose
+        operator set only ceilings starts runs from (a client's own request is refused instead)."""
+        budgets = defaults.budgets
+        return defaults.model_copy(
+            update={
+                "max_hops": min(defaults.max_hops, self.max_hops),
+                "images_per_search": min(defaults.images_per_search, self.images_per_search),
+                "budgets": budgets.model_copy(
+                    update={
+                        "searches": min(budgets.searches, self.budgets.searches),
+                        "recognitions": min(budgets.recognitions, self.budgets.recognitions),
+                        "llm_calls": min(budgets.llm_calls, self.budgets.llm_calls),
+                        "runtime_seconds": min(budgets.runtime_seconds, self.budgets.runtime_seconds),
+                    }
+                ),
+            }
+        )
+
+    def check(self, options: RunOptions) -> None:
+        """Raise AboveCeiling naming every option over its ceiling."""
+        excess = self.excess(options)
+        if excess:
+            raise AboveCeiling("; ".join(excess))
+
+
+def _number(value: float) -> str:
+    return f"{value:,.0f}" if float(value).is_integer() else f"{value:,}"
