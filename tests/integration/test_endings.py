@@ -14,7 +14,15 @@ from visual_degrees.services.budget import Budget
 from visual_degrees.services.endings import end_run
 from visual_degrees.services.event_log import EventLog
 
-USAGE_KEYS = {"searches", "recognitions", "llmCalls", "llmTokensIn", "llmTokensOut", "costUsd"}
+USAGE_KEYS = {
+    "searches",
+    "recognitions",
+    "llmCalls",
+    "llmTokensIn",
+    "llmTokensOut",
+    "costUsd",
+    "failedSearches",
+}
 
 
 def test_an_error_ending_says_what_the_run_spent_like_the_others():

@@ -1,5 +1,8 @@
-"""Each idea the default strategy keeps, shown on a hand-built photo web where its effect follows
-from the script: with the knob on the run does what the idea claims, with it off it does not.
+"""Each idea of issue 6's default strategy (discovery rounds that recognise the first images of each
+query), shown on a hand-built photo web where its effect follows from the script: with the knob on
+the run does what the idea claims, with it off it does not. Those ideas are still knobs of the
+default strategy, under `caption_leads` and `planner_matching` (switched off here: ISSUE6); the
+caption-leads strategy that replaced them is tested in test_lead_strategy.py.
 
 The webs answer only the queries scripted; everything else finds nothing.
 """
@@ -69,9 +72,12 @@ def runner(web: Web, *, planner: Any = None, memory: SqliteMemory | None = None)
     return LocalRunner(memory or SqliteMemory(":memory:"), environment)
 
 
+ISSUE6 = {"caption_leads": False, "planner_matching": False}
+
+
 def switched(max_hops: int = 6, **knobs: bool) -> RunOptions:
     """The default strategy with some knobs switched, as a run's options carry them."""
-    return RunOptions(max_hops=max_hops, knobs=knobs)
+    return RunOptions(max_hops=max_hops, knobs={**ISSUE6, **knobs})
 
 
 def meet_in_the_middle_web() -> Web:
@@ -89,7 +95,7 @@ def test_meeting_in_the_middle_finds_a_link_only_the_far_side_can_see():
     web = meet_in_the_middle_web()
     sink = ListSink()
     # When the default strategy runs
-    result = runner(web).run(ANN, BOB, RunOptions(), sink=sink)
+    result = runner(web).run(ANN, BOB, RunOptions(knobs=ISSUE6), sink=sink)
     # Then it expanded both ends and proved the chain through both sides
     assert result.outcome == "path"
     assert result.final.data["path"] == [ANN, CAT, DAN, BOB]
@@ -102,7 +108,7 @@ def test_meeting_in_the_middle_finds_a_link_only_the_far_side_can_see():
 
 def test_the_bridge_tries_the_other_sides_person_not_the_far_end():
     web = meet_in_the_middle_web()
-    assert runner(web).run(ANN, BOB, RunOptions()).outcome == "path"
+    assert runner(web).run(ANN, BOB, RunOptions(knobs=ISSUE6)).outcome == "path"
     # the new person on Bob's side (Dan) was tried against Cat, Ann's side's person, and not Ann
     assert f"{DAN} {CAT}" in web.asked and f"{DAN} {ANN}" not in web.asked
     # Trying Dan against Ann instead is pointless here (Ann's search already listed every photo of
@@ -121,7 +127,7 @@ def test_a_photo_that_already_connects_the_graph_ends_the_run_without_another_se
         web.photo("u/ann-cat", face(ANN), face(CAT)),
         web.photo("u/cat-bob", face(CAT), face(BOB)),
     )
-    result = runner(web).run(ANN, BOB, RunOptions())
+    result = runner(web).run(ANN, BOB, RunOptions(knobs=ISSUE6))
     # Then the chain is proven from the photos in hand: two searches, no bridge
     assert result.outcome == "path" and result.final.data["path"] == [ANN, CAT, BOB]
     assert web.asked == [f"{ANN} {BOB}", f"{ANN} cast"]
@@ -129,7 +135,7 @@ def test_a_photo_that_already_connects_the_graph_ends_the_run_without_another_se
 
 def test_discovery_asks_for_group_photos_first():
     web = meet_in_the_middle_web()
-    runner(web).run(ANN, BOB, RunOptions())
+    runner(web).run(ANN, BOB, RunOptions(knobs=ISSUE6))
     assert web.asked[1] == f"{ANN} cast"
     bare = meet_in_the_middle_web()
     runner(bare).run(ANN, BOB, switched(group_queries_first=False))
@@ -142,7 +148,7 @@ def test_an_end_no_photo_shows_stops_the_run_early_and_says_why():
     web.answer(f"{ANN} {BOB}", web.photo("u/bob", face(BOB)))
     web.answer(f"{BOB} cast", web.photo("u/bob-dan", face(BOB), face(DAN)))
     web.answer(f"{DAN} cast", web.photo("u/dan-eve", face(DAN), face(EVE)))
-    result = runner(web).run(ANN, BOB, RunOptions())
+    result = runner(web).run(ANN, BOB, RunOptions(knobs=ISSUE6))
     # Then the run stops once Ann's own search found nothing, naming her
     assert result.outcome == "no_path"
     assert result.final.data["reason"] == "candidates_exhausted"
@@ -163,7 +169,7 @@ def test_the_planner_ranks_the_candidates_towards_the_far_end_of_their_side():
     web.answer(f"{ANN} cast", web.photo("u/ann-all", face(ANN), face(CAT), face(EVE)))
     web.answer(f"{EVE} {BOB}", web.photo("u/eve-bob", face(EVE), face(BOB)))
     planner = ScriptedPlanner([PlannerReply(next_candidates=[EVE], narration="Eve knows Bob.")])
-    result = runner(web, planner=planner).run(ANN, BOB, RunOptions())
+    result = runner(web, planner=planner).run(ANN, BOB, RunOptions(knobs=ISSUE6))
     # Then Eve is tried first, with Bob named as the target of Ann's side
     assert result.outcome == "path" and result.final.data["path"] == [ANN, EVE, BOB]
     assert planner.seen[0].target == BOB and planner.seen[0].frontier == ANN
@@ -182,7 +188,7 @@ def test_an_invalid_planner_answer_is_fed_back_then_replaced_by_the_fallback():
     web.answer(f"{ANN} cast", web.photo("u/ann-all", face(ANN), face(CAT), face(EVE)))
     web.answer(f"{CAT} {BOB}", web.photo("u/cat-bob", face(CAT), face(BOB)))
     planner = ScriptedPlanner([PlannerReply(next_candidates=["Zed Unoffered"])])
-    result = runner(web, planner=planner).run(ANN, BOB, RunOptions())
+    result = runner(web, planner=planner).run(ANN, BOB, RunOptions(knobs=ISSUE6))
     # Then the second attempt carried the validation error, both were paid for, and the
     # deterministic order (best connected, then name) chose: Cat before Eve
     assert len(planner.seen) == 2 and "Zed Unoffered" in planner.seen[1].feedback[0]
@@ -199,7 +205,7 @@ def test_a_portrait_title_is_not_paid_for():
         web.titled("u/ann", f"{ANN} at the premiere of Film (2001)", face(ANN)),
         web.titled("u/ann-cat", f"{ANN} and {CAT} at the premiere of Film (2001)", face(ANN), face(CAT)),
     )
-    result = runner(web).run(ANN, BOB, RunOptions(max_hops=2))
+    result = runner(web).run(ANN, BOB, RunOptions(max_hops=2, knobs=ISSUE6))
     # Then only the group photo was recognised
     assert web.calls["recognize"] == 1
     assert result.final.data["usage"]["recognitions"] == 1
@@ -219,7 +225,7 @@ def test_images_of_one_search_are_recognised_concurrently():
         web.answer(f"{ANN} {BOB}", *urls, web.photo("u/both", face(ANN), face(BOB)))
         return web
 
-    parallel = runner(five_image_web()).run(ANN, BOB, RunOptions()).final.data["simSeconds"]
+    parallel = runner(five_image_web()).run(ANN, BOB, RunOptions(knobs=ISSUE6)).final.data["simSeconds"]
     serial = runner(five_image_web()).run(ANN, BOB, switched(parallel_images=False)).final.data["simSeconds"]
     # Then the search costs the slowest image (0.3 s fetch + 0.7 s recognition), not all five
     assert serial - parallel == pytest.approx(4 * (0.3 + 0.7))
@@ -260,7 +266,10 @@ def test_a_chain_verified_by_an_earlier_run_answers_at_once_with_its_photos():
 def test_evidence_from_an_earlier_run_is_never_used_for_a_namesake():
     # Given an earlier run that proved Ann—Cat—Dan—Bob, with Bob Ray's celebrity id "id-bob ray"
     memory = SqliteMemory(":memory:")
-    assert runner(meet_in_the_middle_web(), memory=memory).run(ANN, BOB, RunOptions()).outcome == "path"
+    assert (
+        runner(meet_in_the_middle_web(), memory=memory).run(ANN, BOB, RunOptions(knobs=ISSUE6)).outcome
+        == "path"
+    )
 
     def later_web(bob_seen_as: str | None) -> Web:
         """Eve's cast photo shows Dan; S1 shows Eve alone, and maybe a Bob Ray."""
@@ -300,7 +309,7 @@ def weak_link_web(*, second_photo: bool, caption: str = "Cat Wu at a gala (2001)
 
 def test_a_weak_link_is_confirmed_by_a_second_photo_before_the_chain_is_claimed():
     web = weak_link_web(second_photo=True)
-    result = runner(web).run(ANN, BOB, RunOptions())
+    result = runner(web).run(ANN, BOB, RunOptions(knobs=ISSUE6))
     # Then the pair's own search was asked for a second photo, which settled it
     assert result.outcome == "path" and result.final.data["path"] == [ANN, CAT, BOB]
     assert web.asked == [f"{ANN} {BOB}", f"{ANN} cast", f"{CAT} {BOB}"]
@@ -310,7 +319,7 @@ def test_a_weak_link_is_confirmed_by_a_second_photo_before_the_chain_is_claimed(
 def test_a_weak_link_nothing_confirms_is_never_claimed():
     # Given no second photo of Cat with Bob: the 85 % face was a lookalike
     web = weak_link_web(second_photo=False)
-    result = runner(web).run(ANN, BOB, RunOptions())
+    result = runner(web).run(ANN, BOB, RunOptions(knobs=ISSUE6))
     assert result.outcome == "no_path"
     assert f"{CAT} {BOB}" in web.asked
     # And without the idea, the lookalike's photo would have been claimed as proof
@@ -323,7 +332,7 @@ def test_a_weak_link_nothing_confirms_is_never_claimed():
 
 def test_a_caption_naming_the_weakly_matched_person_vouches_for_the_photo():
     web = weak_link_web(second_photo=False, caption="Cat Wu and Bob Ray at a gala (2001)")
-    result = runner(web).run(ANN, BOB, RunOptions())
+    result = runner(web).run(ANN, BOB, RunOptions(knobs=ISSUE6))
     assert result.outcome == "path" and web.asked == [f"{ANN} {BOB}", f"{ANN} cast"]
 
 
@@ -352,10 +361,12 @@ def test_meeting_in_the_middle_is_idempotent_step_by_step(monkeypatch, forget):
         return w
 
     normal_sink, twice_sink = ListSink(), ListSink()
-    normal = runner(web()).run(ANN, BOB, RunOptions(), run_id="r-normal", sink=normal_sink)
+    normal = runner(web()).run(ANN, BOB, RunOptions(knobs=ISSUE6), run_id="r-normal", sink=normal_sink)
     memory = SqliteMemory(":memory:")
     monkeypatch.setattr("visual_degrees.local.runner.execute", Twice(memory, forget))
-    doubled = runner(web(), memory=memory).run(ANN, BOB, RunOptions(), run_id="r-twice", sink=twice_sink)
+    doubled = runner(web(), memory=memory).run(
+        ANN, BOB, RunOptions(knobs=ISSUE6), run_id="r-twice", sink=twice_sink
+    )
     # Then the events, their seqs, the usage and the answer are those of a single execution
     assert normal.outcome == "path"
     assert [(e.seq, e.type, e.data) for e in twice_sink.events] == [
@@ -381,7 +392,7 @@ def test_runs_sharing_a_process_keep_their_own_knobs_and_cache_tallies():
         return search(query, count)
 
     web.search = interleaved  # type: ignore[method-assign]
-    outer = runner(web).run(ANN, BOB, RunOptions())
+    outer = runner(web).run(ANN, BOB, RunOptions(knobs=ISSUE6))
     inner = during["run"]
     # Then each run followed its own strategy, whatever the other one did meanwhile
     assert outer.outcome == "path" and outer.final.data["path"] == [ANN, CAT, DAN, BOB]
@@ -394,7 +405,7 @@ def test_runs_sharing_a_process_keep_their_own_knobs_and_cache_tallies():
 
 def test_concurrent_runs_with_different_knobs_do_not_change_each_other():
     # Given runs of both kinds going at once on worker threads
-    options = [RunOptions(), switched(both_ends=False)] * 3
+    options = [RunOptions(knobs=ISSUE6), switched(both_ends=False)] * 3
     with ThreadPoolExecutor(max_workers=2) as pool:
         outcomes = list(
             pool.map(lambda o: runner(meet_in_the_middle_web()).run(ANN, BOB, o).outcome, options)

@@ -88,7 +88,7 @@ def test_knob_switches_are_parsed_checked_and_undone():
         strategy.parse_knob_changes("both_ends")
     with pytest.raises(InvalidInput, match="unknown strategy knob"):
         strategy.with_changes("default", {"telepathy": True})
-    with pytest.raises(InvalidInput, match="both_ends needs record_all_edges"):
+    with pytest.raises(InvalidInput, match="both_ends and caption_leads need record_all_edges"):
         strategy.with_changes("default", {"record_all_edges": False})
     # A run's switches live in its options: validated there, resolved per run, the table untouched
     switched = RunOptions(knobs={"both_ends": False})
@@ -98,7 +98,7 @@ def test_knob_switches_are_parsed_checked_and_undone():
     assert strategy.KNOBS["default"].both_ends is True
     with pytest.raises(InvalidInput, match="unknown strategy knob"):
         parse_options({"knobs": {"telepathy": True}})
-    with pytest.raises(InvalidInput, match="both_ends needs record_all_edges"):
+    with pytest.raises(InvalidInput, match="both_ends and caption_leads need record_all_edges"):
         parse_options({"knobs": {"record_all_edges": False}})
     # Unswitched options serialise as they always did (payloads, events and meta unchanged)
     assert "knobs" not in RunOptions().dump()

@@ -68,19 +68,31 @@ class Captions:
         self.subjects: dict[str, set[str]] = defaultdict(set)  # person key -> queries about them
         self.queries: set[str] = set()
         self.page_len: dict[str, int] = {}
+        self.page_subjects: dict[str, list[str]] = {}
 
-    def add(self, page: dict[str, Any]) -> None:
+    def add(self, page: dict[str, Any], ends: tuple[str, ...] = ()) -> None:
         query = str(page["query"])
         hits = page.get("hits", [])
+        subjects = [str(key) for key in page.get("subjects", [])]
         self.queries.add(query)
         self.page_len[query] = len(hits)
-        for key in page.get("subjects", []):
-            self.subjects[str(key)].add(query)
+        self.page_subjects[query] = subjects
+        for key in subjects:
+            self.subjects[key].add(query)
+        # Titles often give a surname alone ("Bacon and Sinise"): on a page about Kevin Bacon (or
+        # in a run from or to him), "Bacon" is him.
+        surnames: dict[str, str | None] = {}
+        for key in (*ends, *subjects):
+            last = key.rpartition(" ")[2]
+            if last != key:
+                surnames[last] = key if surnames.get(last, key) == key else None
         for url, page_url, title in hits:
             photo = self.photos.get(url)
             if photo is None:
-                people = people_in_title(title)
-                keys = tuple(key for key, _ in people)
+                people = tuple(
+                    (surnames.get(key) or key, written) for key, written in people_in_title(title)
+                )
+                keys = tuple(dict.fromkeys(key for key, _ in people))
                 photo = self.photos[url] = Photo(url, page_url, title, keys, shows_unnamed(title))
                 for key, written in people:
                     self.names.setdefault(key, written)
@@ -97,7 +109,7 @@ _captions: OrderedDict[str, Captions] = OrderedDict()
 _captions_lock = threading.Lock()
 
 
-def captions_of(run_id: str, pages: list[dict[str, Any]]) -> Captions:
+def captions_of(run_id: str, pages: list[dict[str, Any]], ends: tuple[str, ...] = ()) -> Captions:
     """The run's Captions, reusing what this process already read of it."""
     queries = {str(page["query"]) for page in pages}
     with _captions_lock:
@@ -106,7 +118,7 @@ def captions_of(run_id: str, pages: list[dict[str, Any]]) -> Captions:
         found = Captions()
     for page in pages:
         if page["query"] not in found.queries:
-            found.add(page)
+            found.add(page, ends)
     with _captions_lock:
         _captions[run_id] = found
         while len(_captions) > _CACHED_RUNS:
@@ -118,13 +130,15 @@ class LeadBook:
     def __init__(self, scope: RunScope) -> None:
         self.scope = scope
         leads = scope.leads
-        captions = captions_of(scope.state.run_id, leads.pages())
+        state = scope.state
+        captions = captions_of(state.run_id, leads.pages(), (state.person_a.key, state.person_b.key))
         self.photos = captions.photos
         self.of = captions.of
         self.adjacent = captions.adjacent
         self.subjects = captions.subjects
         self.queries = captions.queries
         self.page_len = captions.page_len
+        self.page_subjects = captions.page_subjects
         self.names: dict[str, str] = dict(captions.names)
         self.hunches: dict[str, dict[str, Hunch]] = defaultdict(dict)
         self.costs: dict[tuple[str, str], float | None] = {}  # chains.pair_cost's memo
@@ -209,7 +223,12 @@ class LeadBook:
         return self.adjacent.get(key, {}).keys() | self.hunches.get(key, {}).keys()
 
     def searched(self, key: str) -> bool:
-        return bool(self.subjects.get(key))
+        """Has a page been read about them: one about them alone, or one about them and another
+        that named them with somebody (a pair page that named them with nobody leaves them open)."""
+        queries = self.subjects.get(key, ())
+        return any(len(self.page_subjects[q]) == 1 for q in queries) or (
+            bool(queries) and bool(self.adjacent.get(key))
+        )
 
     def complete(self, key: str) -> bool:
         """Did a page about them come back short of a full page (every photo naming them is in)?"""

@@ -41,12 +41,7 @@ def run(state: RunState, ctx: StepContext) -> RunState:
             "graph": graph_summary(
                 scope.evidence.edges(),
                 scope.evidence.names(),
-                [
-                    state.person_a.key,
-                    state.person_b.key,
-                    *state.path,
-                    *chain.from_iterable(partial_paths(scope)),
-                ],
+                [state.person_a.key, state.person_b.key, *chain.from_iterable(partial_paths(scope))],
             ),
         },
         reason=reason,
