@@ -8,6 +8,7 @@ import contextlib
 import logging
 import signal
 import sys
+import threading
 from pathlib import Path
 
 from visual_degrees.commands.common import add_world_options, count, number
@@ -57,11 +58,15 @@ def main(args: argparse.Namespace, state_dir: Path) -> int:
     from visual_degrees.local.environments import sandbox_environment
     from visual_degrees.local.server.app import Address, LocalServer, ServeSettings
     from visual_degrees.local.server.runs import RunLimits
+    from visual_degrees.local.world_info import example_pair, warm, world_label
 
     if args.max_concurrent_runs < 1:
         raise InvalidInput("--max-concurrent-runs must be at least 1")
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(message)s")
     sandbox = sandbox_environment(args.world, seed=args.seed, faults=args.faults or None)
+    example = example_pair(sandbox.web)
+    # The page asks for name suggestions as soon as someone types: build the index meanwhile.
+    threading.Thread(target=warm, args=(sandbox.web,), name="vd-names", daemon=True).start()
     workers = args.max_concurrent_runs
     settings = ServeSettings(
         host=args.host,
@@ -74,6 +79,9 @@ def main(args: argparse.Namespace, state_dir: Path) -> int:
 
     def ready(address: Address) -> None:
         print(f"Visual Degrees: open {address.http_url}  (WebSocket {address.ws_url})", flush=True)
+        world = f"{world_label(sandbox.web)}, {sandbox.web.world.size:,} people, seed {args.seed}"
+        tried = f"; try {example[0]} → {example[1]}" if example else ""
+        print(f"Sandbox world: {world}{tried}", flush=True)
         if args.host not in ("127.0.0.1", "localhost", "::1") and not args.token:
             print(
                 "note: reachable from other machines, and anyone who can reach it may start runs; "
