@@ -26,9 +26,12 @@ class SandboxEnvironment:
     """Callable run_id -> RunEnvironment over one shared photo web."""
 
     def __init__(self, web: PhotoWeb, *, seed: int = 0, faults: FaultConfig | None = None) -> None:
+        from visual_degrees.local.world_info import world_label
+
         self.web = web
         self.seed = seed
         self.faults = faults
+        self.label = world_label(web) + (f" seed {seed}" if seed else "")  # how `trace` names the world
 
     def __call__(self, run_id: str) -> RunEnvironment:
         from visual_degrees.sandbox import LATENCIES, VirtualClock, build_sandbox
@@ -40,6 +43,8 @@ class SandboxEnvironment:
             clock=clock,
             sleep=clock.advance,  # retry back-off passes in simulated time
             on_transition=lambda _state: clock.advance(LATENCIES.state_transition),
+            web=self.label,
+            simulated=True,
         )
 
 
