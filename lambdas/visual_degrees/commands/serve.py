@@ -33,22 +33,32 @@ def _speed(text: str) -> float:
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
-    parser.add_argument("--port", type=_port, default=8765, help="port for the page and /ws (0: any free)")
+    parser.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="address to listen on (0.0.0.0: every interface; consider --token)",
+    )
+    parser.add_argument(
+        "--port", type=_port, default=8765, help="port for the page and its WebSocket /ws (0: any free port)"
+    )
     add_world_options(parser)
     parser.add_argument(
         "--max-concurrent-runs",
         type=count,
         default=8,
+        metavar="N",
         help="runs executing at once (8x as many more may wait in line)",
     )
     parser.add_argument(
         "--speed",
         type=_speed,
         default=1.0,
+        metavar="X",
         help="simulated seconds per real second, so runs unfold watchably (0: as fast as possible)",
     )
-    parser.add_argument("--token", default=None, help="require this token (?token=) on every connection")
+    parser.add_argument(
+        "--token", default=None, help="require this token (?token=) on every connection (default: none)"
+    )
     parser.add_argument("--verbose", action="store_true", help="log every accepted run")
 
 
