@@ -3,7 +3,7 @@
 Both ways in compare names by their key (domain/names.name_key: display form, no accents, case or
 punctuation), and name each person by display name; namesakes share a key and appear once.
 - Completion, for typing: keys that start with the text, or have a word that does ("hank" finds
-  Tom Hanks), the most appearances first.
+  Tom Hanks), the most appearances first. Text that begins nobody's name gets corrections instead.
 - Correction, for a name nobody in the world has: the closest keys by rapidfuzz's normalised edit
   similarity, also with the words in either order ("bacon kevin"), best first, then most appearances.
 
@@ -72,12 +72,8 @@ class NameIndex:
         return [self._name(i) for i, _ in self._closest(text, limit, cutoff)]
 
     def suggest(self, text: str, limit: int = MAX_SUGGESTIONS) -> list[str]:
-        """As the text is typed: completions first (what it begins), then corrections (what it may
-        misspell)."""
-        found = self.complete(text, limit)
-        if len(found) < limit:
-            found += [name for name in self.correct(text, limit) if name not in found]
-        return found[:limit]
+        """As the text is typed: the names it begins; if it begins none, the names it may misspell."""
+        return self.complete(text, limit) or self.correct(text, limit)
 
     def did_you_mean(self, text: str, limit: int = 3, margin: float = CORRECTION_MARGIN) -> list[str]:
         """For a name nobody has: the names it begins, else the closest ones, only those about as

@@ -51,9 +51,9 @@ def test_correction_finds_the_closest_names_for_typos_and_swapped_words(world: W
     assert index.correct("Zzyzx Qwrtp") == []
 
 
-def test_suggest_completes_first_then_corrects(world: World) -> None:
+def test_suggest_completes_and_corrects_only_what_begins_no_name(world: World) -> None:
     index = world.name_index()
-    assert index.suggest("Julie Andr") == ["Julie Andrews"]  # a completion, nothing else close
+    assert index.suggest("Julie Andr") == ["Julie Andrews"]  # a completion: nothing else offered
     assert index.suggest("Kevin Bacn")[0] == "Kevin Bacon"  # no completion: the corrections
 
 
