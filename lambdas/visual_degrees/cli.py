@@ -77,7 +77,11 @@ def _version() -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     commands = _commands()
-    args = build_parser(commands).parse_args(argv)
+    parser = build_parser(commands)
+    if not (sys.argv[1:] if argv is None else argv):  # a bare `visual-degrees`: what it can do
+        parser.print_help()
+        return EXIT_BAD_INPUT
+    args = parser.parse_args(argv)
     from pathlib import Path
 
     state_dir = Path(args.state_dir) if args.state_dir else default_state_dir()

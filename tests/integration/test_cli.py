@@ -213,3 +213,9 @@ def test_version(capsys):
     with pytest.raises(SystemExit) as exited:
         main(["--version"])
     assert exited.value.code == 0 and capsys.readouterr().out.startswith("visual-degrees ")
+
+
+def test_a_bare_command_prints_the_help(capsys):
+    assert main([]) == 2
+    out = capsys.readouterr().out
+    assert out.startswith("usage: visual-degrees") and "start here:" in out
