@@ -5,6 +5,7 @@ saying it cannot suggest. Screenshots go to artifacts/."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -170,3 +171,25 @@ def test_a_page_talking_to_another_api_says_it_cannot_suggest(
         page.wait_for_timeout(400)  # longer than the typing pause: a request would have been made
         assert page.is_hidden("#suggest-a")
         page.screenshot(path=str(artifact("names_other_api.png")), full_page=True)
+
+
+def test_counted_nouns_agree_on_the_page(tmp_path: Path, page: Any, world: SandboxEnvironment) -> None:
+    with running_server(tmp_path / "state", sandbox=world) as srv:
+        page.goto(srv.http_url)
+        page.wait_for_function("() => window.visualDegrees.connected")
+
+        # When a run finds a chain of one hop (two people in one film)
+        page.fill("#person-a", "Kevin Bacon")
+        page.fill("#person-b", "Lori Singer")
+        page.click("#start")
+        page.wait_for_selector("#result[data-outcome='path']")
+
+        # Then one of anything is singular
+        assert page.text_content("#status") == "Found a chain of 1 hop."
+        assert page.text_content("#result-message") == "1 hop, proven by a photo of both people."
+        summary = page.text_content("#result-summary") or ""
+        assert re.search(r"spent (1 search|\d+ searches), (1 recognition|\d+ recognitions), ", summary)
+        assert "1 searches" not in summary and "1 LLM calls" not in summary
+        assert re.search(
+            r"\(1 photo proving 1 link\)|\(\d+ photos proving", page.text_content("#evidence-count")
+        )

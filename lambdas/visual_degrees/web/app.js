@@ -578,7 +578,8 @@
     const more = $("more-cards");
     const hidden = Math.max(0, photos.length - limit);
     more.hidden = hidden === 0;
-    more.textContent = hidden ? `Show ${Math.min(hidden, cardsPage())} more of ${hidden} photos` : "";
+    const page = cardsPage();
+    more.textContent = hidden > page ? `Show ${page} more of ${hidden} photos` : `Show ${plural(hidden, "more photo", "more photos")}`;
     const links = new Set(photos.flatMap((p) => [...p.links.keys()]));
     $("evidence-count").textContent = photos.length
       ? `(${photos.length} ${photos.length === 1 ? "photo" : "photos"} proving ${links.size} ${links.size === 1 ? "link" : "links"})`
