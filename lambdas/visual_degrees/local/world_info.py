@@ -54,7 +54,7 @@ def example_pair(web: PhotoWeb) -> tuple[str, str] | None:
 def warm(web: PhotoWeb) -> None:
     """Build what the page will ask for (the example pair, the name index) ahead of its first call."""
     example_pair(web)
-    web.world.name_index()
+    web.world.name_index().prepare()
 
 
 class WorldInfo:

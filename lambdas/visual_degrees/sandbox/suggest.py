@@ -56,6 +56,10 @@ class NameIndex:
     def __len__(self) -> int:
         return len(self.keys)
 
+    def prepare(self) -> None:
+        """Build now what the first correction would build (a server warms up before it is asked)."""
+        _ = self._sorted_words
+
     def complete(self, text: str, limit: int = MAX_SUGGESTIONS) -> list[str]:
         """Display names whose key, or one of its words, starts with the text; most appearances first."""
         query = name_key(text)
