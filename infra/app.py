@@ -1,4 +1,5 @@
-"""The CDK app: `cdk synth` runs `python3 -m infra.app` from the repository root (see cdk.json).
+"""The CDK app: `cdk synth` runs `python3 -m infra` (infra/__main__.py, which finds .venv) from the
+repository root (see cdk.json).
 
 Run as a module so that `infra.constructs` never shadows the `constructs` library on sys.path.
 """

@@ -1,5 +1,9 @@
 """The dependency layer, built without Docker: pip downloads Linux/arm64 CPython 3.13 wheels.
 
+What goes in: the packages infra/layer/requirements.txt names (the Lambdas' runtime dependencies), at
+the versions of requirements.lock, the one lock the local install and the tests use as well: pip gets
+the lock as constraints, so the layer cannot drift from what the tests ran against.
+
 `pip install --platform … --only-binary=:all: --target` never compiles anything and never runs the
 packages it installs, so a laptop of any OS builds the same layer a Lambda on Graviton can import.
 When bundling is skipped (tests, `-c aws:cdk:bundling-stacks=[]`), CDK stages the source folder,
@@ -24,6 +28,7 @@ from constructs import Construct
 
 LAYER_SOURCE = Path(__file__).resolve().parent / "layer"
 REQUIREMENTS = LAYER_SOURCE / "requirements.txt"
+LOCK = LAYER_SOURCE.parents[1] / "requirements.lock"
 PYTHON_VERSION = "3.13"
 # Lambda's python3.13 runtime is Amazon Linux 2023 (glibc 2.34): manylinux_2_28 wheels run there, and
 # some packages (pillow 12+) publish no manylinux2014 aarch64 wheel any more.
@@ -37,8 +42,11 @@ MAX_LAYER_BYTES = 200 * 1024 * 1024
 Runner = Callable[[Sequence[str]], None]
 
 
-def pip_command(requirements: Path, target: Path, python: str = sys.executable) -> list[str]:
-    command = [python, "-m", "pip", "install", "--requirement", str(requirements), "--target", str(target)]
+def pip_command(
+    requirements: Path, target: Path, python: str = sys.executable, lock: Path = LOCK
+) -> list[str]:
+    command = [python, "-m", "pip", "install", "--requirement", str(requirements)]
+    command += ["--constraint", str(lock), "--target", str(target)]
     for platform in PLATFORMS:
         command += ["--platform", platform]
     return [
@@ -64,15 +72,18 @@ def prune(site: Path) -> None:
             shutil.rmtree(info, ignore_errors=True)
 
 
-def layer_fingerprint(requirements: Path = REQUIREMENTS) -> str:
-    """What the built layer depends on: the pins and how they are installed and pruned.
+def layer_fingerprint(requirements: Path = REQUIREMENTS, lock: Path = LOCK) -> str:
+    """What the built layer depends on: its packages, the lock's pins, how they are installed and pruned.
 
     Not the source-folder hash: the stub (bundleLayer=false) stages the very same folder, and a shared
     hash would let a deploy re-use a stub already uploaded under it.
     """
     recipe = {
         "requirements": requirements.read_text(encoding="utf-8"),
-        "command": pip_command(Path("requirements.txt"), Path("python"), python="python"),
+        "lock": lock.read_text(encoding="utf-8"),
+        "command": pip_command(
+            Path("requirements.txt"), Path("python"), python="python", lock=Path("requirements.lock")
+        ),
         "provided_by_runtime": PROVIDED_BY_RUNTIME,
     }
     return hashlib.sha256(json.dumps(recipe, sort_keys=True).encode()).hexdigest()
@@ -94,13 +105,16 @@ def _run_pip(command: Sequence[str]) -> None:
 class PipLayerBundling:
     """CDK local bundling: always succeeds locally or fails loudly; it never falls back to Docker."""
 
-    def __init__(self, requirements: Path = REQUIREMENTS, run: Runner | None = None) -> None:
+    def __init__(
+        self, requirements: Path = REQUIREMENTS, run: Runner | None = None, lock: Path = LOCK
+    ) -> None:
         self._requirements = requirements
+        self._lock = lock
         self._run = run or _run_pip
 
     def try_bundle(self, output_dir: str, *, image: DockerImage, **_options: Any) -> bool:
         site = Path(output_dir) / "python"  # a layer's /opt/python is on the runtime's sys.path
-        self._run(pip_command(self._requirements, site))
+        self._run(pip_command(self._requirements, site, lock=self._lock))
         prune(site)
         size = tree_size(site)
         if size > MAX_LAYER_BYTES:

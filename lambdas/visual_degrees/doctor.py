@@ -1,4 +1,9 @@
-"""`visual-degrees doctor`: which live providers are configured, and do they answer?
+"""`visual-degrees doctor`: is the sandbox ready, which live providers are configured, and do they answer?
+
+The sandbox (the default for `run`, `serve` and `bench`) needs no key: the doctor checks that its
+world loads and that runs can be kept. Live mode is optional: a provider nobody configured is "not set
+up" (what it would need is said once, at the end), never a failure; only what is configured and
+broken fails the doctor (exit 1), and `--require-live` also fails it while live mode is not ready.
 
 Probes are the cheapest authenticated call each provider has: one 1-result search per configured
 engine (Brave bills it as one query), Gemini's model lookup (free), a 1-token Bedrock Converse, and
@@ -10,8 +15,10 @@ details come from our own exception messages, and are scrubbed of every key valu
 from __future__ import annotations
 
 import base64
+import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 
 from visual_degrees.config import Settings
 from visual_degrees.domain.errors import ConfigurationError, ProviderError, TransientProviderError
@@ -31,6 +38,34 @@ class DoctorCheck:
     reachable: bool | None  # None: not probed
     ok: bool
     detail: str
+
+    @property
+    def broken(self) -> bool:
+        """Configured, and yet it does not work: the only thing that fails the doctor."""
+        return self.configured and not self.ok
+
+    @property
+    def status(self) -> str:
+        if not self.configured:
+            return "not set up"
+        return "ok" if self.ok else "FAIL"
+
+
+@dataclass(frozen=True)
+class SandboxCheck:
+    ready: bool
+    detail: str
+
+
+# What live mode needs (the selected search engine and Rekognition); the planner is optional.
+REQUIRED_ROLES = ("search", "recognizer")
+NEEDS = {
+    "brave": "VD_BRAVE_API_KEY (Brave image search)",
+    "google": "VD_GOOGLE_API_KEY and VD_GOOGLE_CX (Google image search)",
+    "rekognition": "AWS credentials and a region (Rekognition)",
+    "gemini": "VD_GEMINI_API_KEY",
+    "bedrock": "AWS credentials with Bedrock model access",
+}
 
 
 # Every provider the doctor knows, with its role.
@@ -213,29 +248,110 @@ def default_probes(settings: Settings) -> dict[str, Probe]:
     }
 
 
+# ---- the sandbox ------------------------------------------------------------------------------
+
+
+def check_sandbox(state_dir: Path) -> SandboxCheck:
+    """Does the bundled world load, and can runs be kept in `state_dir`? (No network, no keys.)"""
+    from visual_degrees.sandbox import default_world_path, load_world
+
+    try:
+        world = load_world(default_world_path())
+    except Exception as exc:  # a broken install: say so rather than crash
+        return SandboxCheck(False, f"the bundled world does not load ({type(exc).__name__})")
+    place = _writable(state_dir)
+    if place is None:
+        return SandboxCheck(False, f"runs cannot be kept in {state_dir} (not writable; see --state-dir)")
+    return SandboxCheck(
+        True,
+        f"the bundled world ({world.size} people, {len(world.titles)} events) loads; "
+        f"runs are kept in {place}",
+    )
+
+
+def _writable(state_dir: Path) -> Path | None:
+    """`state_dir`, if it exists and is writable or could be created; None otherwise."""
+    here = state_dir
+    while not here.exists():
+        if here.parent == here:
+            return None
+        here = here.parent
+    return state_dir if here.is_dir() and os.access(here, os.W_OK | os.X_OK) else None
+
+
 # ---- the report ---------------------------------------------------------------------------
 
 
-def format_report(checks: list[DoctorCheck]) -> str:
-    """A fixed-width table, one line per check, then a one-line verdict on the selected providers."""
+def live_ready(checks: list[DoctorCheck]) -> bool:
+    """Whether `--providers live` can run: the selected search engine and Rekognition work."""
+    return all(c.ok for c in checks if c.selected and c.role in REQUIRED_ROLES)
+
+
+def verdict_code(checks: list[DoctorCheck], sandbox: SandboxCheck | None, *, require_live: bool) -> int:
+    """0, or 1 when something configured is broken (or the sandbox is), or live mode is required
+    and not ready."""
+    failing = any(c.broken for c in checks) or (sandbox is not None and not sandbox.ready)
+    return 1 if failing or (require_live and not live_ready(checks)) else 0
+
+
+def format_report(checks: list[DoctorCheck], sandbox: SandboxCheck | None = None) -> str:
+    """The sandbox's line, a fixed-width table of the live providers, then the verdict."""
 
     def yes(value: bool | None) -> str:
-        return "-" if value is None else ("yes" if value else "NO")
+        return "-" if value is None else ("yes" if value else "no")
 
+    lines: list[str] = []
+    if sandbox is not None:
+        lines += [
+            "Sandbox (the default for run, serve and bench: a simulated photo web, no keys, no network)",
+            f"  {'ready' if sandbox.ready else 'FAIL'}: {sandbox.detail}",
+            "",
+        ]
+    lines.append("Live providers (visual-degrees run A B --providers live)")
     rows = [("provider", "role", "used", "configured", "reachable", "status", "detail")]
     for c in checks:
-        status = "ok" if c.ok else "FAIL"
         rows.append(
-            (c.provider, c.role, yes(c.selected), yes(c.configured), yes(c.reachable), status, c.detail)
+            (c.provider, c.role, yes(c.selected), yes(c.configured), yes(c.reachable), c.status, c.detail)
         )
     widths = [max(len(row[i]) for row in rows) for i in range(6)]
-    lines = [
-        "  ".join(cell.ljust(width) for cell, width in zip(row[:6], widths, strict=True)) + "  " + row[6]
+    lines += [
+        "  "
+        + "  ".join(cell.ljust(width) for cell, width in zip(row[:6], widths, strict=True))
+        + "  "
+        + row[6]
         for row in rows
     ]
-    failing = [c.provider for c in checks if c.selected and not c.ok]
-    lines.append("")
-    lines.append(
-        f"selected providers failing: {', '.join(failing)}" if failing else "selected providers: all ok"
-    )
+    lines += ["", *_verdict(checks, sandbox)]
     return "\n".join(line.rstrip() for line in lines)
+
+
+def _verdict(checks: list[DoctorCheck], sandbox: SandboxCheck | None) -> list[str]:
+    out = []
+    if sandbox is not None:
+        out.append("Sandbox: ready." if sandbox.ready else f"Sandbox: not ready: {sandbox.detail}.")
+    broken = [c for c in checks if c.broken]
+    if live_ready(checks):
+        out.append("Live mode: ready.")
+    else:
+        missing = [
+            NEEDS[c.provider]
+            for c in checks
+            if c.selected and c.role in REQUIRED_ROLES and not c.configured and c.provider in NEEDS
+        ]
+        need = f" It would need {_and(missing)}." if missing else ""
+        out.append(f"Live mode: not set up.{need}")
+    planner = next((c for c in checks if c.selected and c.role == "planner"), None)
+    if planner is not None and not planner.configured:
+        out.append(
+            f"The {planner.provider} planner is optional ({NEEDS.get(planner.provider, planner.detail)}): "
+            "without it a deterministic fallback orders the candidates."
+        )
+    if broken:
+        out.append("Configured but failing: " + "; ".join(f"{c.provider} ({c.detail})" for c in broken))
+    else:
+        out.append("Nothing configured is broken.")
+    return out
+
+
+def _and(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"

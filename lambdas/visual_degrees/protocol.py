@@ -250,6 +250,6 @@ def reply_for(exc: BaseException, action: str | None = None) -> dict[str, Any]:
     """The one place exceptions become client errors: ours keep code and message, others say nothing."""
     if isinstance(exc, ProtocolError):
         return exc.reply()
-    if isinstance(exc, VisualDegreesError):
-        return error_reply(exc.code, exc.message, action)
+    if isinstance(exc, VisualDegreesError):  # `details`: e.g. unknown_person's suggestions
+        return {**exc.details, **error_reply(exc.code, exc.message, action)}
     return error_reply(INTERNAL_ERROR, "something went wrong on our side", action)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import argparse
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -56,11 +58,14 @@ def test_an_honest_no_path_exits_3(state_dir, capsys):
         ([A, "Niall\x1bHalloran"], "control character"),
         ([A, A.upper()], "the same person"),
         ([A, "Nobody Inthisworld"], "is not anyone in this world"),
+        ([A, "Niall Haloran"], "'Niall Haloran' is not anyone in this world (did you mean Niall Halloran?)"),
         ([A, B, "--budget-searches", "many"], "'many' is not a whole number"),
-        ([A, B, "--budget-recognitions", "-5"], "'-5' is negative"),
-        ([A, B, "--max-hops", "-1"], "'-1' is negative"),
-        ([A, B, "--max-hops", "0"], "maxHops"),
-        ([A, B, "--budget-runtime", "nan"], "positive number of seconds"),
+        ([A, B, "--budget-recognitions", "-5"], "error: --budget-recognitions must be between 0 and 100000"),
+        ([A, B, "--max-hops", "-1"], "error: --max-hops must be between 1 and 10\n"),
+        ([A, B, "--max-hops", "0"], "error: --max-hops must be between 1 and 10\n"),
+        ([A, B, "--threshold", "40"], "error: --threshold must be between 50 and 100\n"),
+        ([A, B, "--budget-runtime", "0"], "--budget-runtime must be more than 0 and at most 3600 seconds"),
+        ([A, B, "--budget-runtime", "nan"], "'nan' is not a finite number"),
         ([A, B, "--world", "/no/such/world.txt"], "no such file"),
         ([A, B, "--faults", "gremlins=0.5"], "unknown fault 'gremlins'"),
     ],
@@ -112,3 +117,105 @@ def test_trace_prints_the_execution_history_of_a_past_run(state_dir, capsys):
     out = capsys.readouterr().out
     assert "S0_InitializeSession" in out and "S6_FinalizeSuccess" in out and "ExecutionSucceeded" in out
     assert main(["trace", "no-such-run"]) == 2
+
+
+def test_a_run_says_its_counts_in_words_and_that_sandbox_time_is_simulated(state_dir, capsys):
+    # A second run of the same pair is answered from remembered evidence: nothing spent, one of each
+    # noun never reads "1 hops" or "1 LLM calls"
+    main(["run", A, B, "--max-hops", "2"])
+    out = capsys.readouterr().out
+    assert "(1 hops)" not in out and "1 LLM calls" not in out and "1 searches" not in out
+    assert " LLM call" in out
+    spent = next(line for line in out.splitlines() if line.startswith("Spent: "))
+    assert " · simulated " in spent and spent.endswith(" s")
+
+
+@pytest.mark.parametrize("where", ["before", "after"])
+def test_state_dir_may_come_before_or_after_the_command(tmp_path, capsys, where):
+    place = tmp_path / where
+    argv = ["run", A, B, "--state-dir", str(place)]
+    if where == "before":
+        argv = ["--state-dir", str(place), "run", A, B]
+    assert main(argv) == 0
+    assert (place / "memory.sqlite3").exists()
+    capsys.readouterr()
+    assert main(["trace", "--state-dir", str(place)]) == 0 and A in capsys.readouterr().out
+
+
+def test_trace_lists_runs_with_their_world_and_start_and_shows_tasks_and_simulated_time(
+    state_dir, capsys, tmp_path
+):
+    # Given two runs of one pair, in the bundled world and in another world file
+    world = tmp_path / "two-galas.jsonl"
+    world.write_text(
+        f'{{"title": "Gala (2001)", "people": ["{A}", "Ann Lee"]}}\n'
+        f'{{"title": "Gala (2002)", "people": ["Ann Lee", "{B}"]}}\n',
+        encoding="utf-8",
+    )
+    main(["run", A, B])
+    main(["run", A, B, "--world", str(world), "--seed", "3"])
+    capsys.readouterr()
+
+    # When the user lists them
+    assert main(["trace"]) == 0
+    listing = capsys.readouterr().out.splitlines()
+    # Then the two rows tell the worlds apart, with the start time of each
+    assert listing[0].split()[:4] == ["started", "world", "outcome", "people"]
+    assert "two-galas.jsonl seed 3" in listing[1] and "bundled" in listing[2]
+    assert all(re.match(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d  ", row) for row in listing[1:])
+
+    # When they read one run's history
+    run_id = listing[1].split()[-1]
+    assert main(["trace", run_id]) == 0
+    history = capsys.readouterr().out
+    # Then each task says which step runs it, and times are simulated seconds, not 2024 dates
+    assert "${" not in history and "step initialize_session" in history
+    assert "2024-01-01" not in history and "simulated" in history
+    assert re.search(r"^\s+1\s+\+0\.000 s\s+ExecutionStarted", history, re.MULTILINE)
+
+
+def _help(capsys, *argv: str) -> str:
+    with pytest.raises(SystemExit) as exited:
+        main([*argv, "--help"])
+    assert exited.value.code == 0
+    return capsys.readouterr().out
+
+
+@pytest.mark.parametrize("command", ["run", "trace", "doctor", "serve", "bench"])
+def test_every_option_has_a_line_of_help_and_its_default(capsys, command):
+    from visual_degrees.cli import _commands, build_parser
+
+    parser = build_parser(_commands())
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices[command]
+    text = " ".join(_help(capsys, command).split())
+    for action in sub._actions:
+        assert action.help, f"{command} {action.dest} has no help"
+        if action.default not in (None, False, argparse.SUPPRESS) and action.dest != "help":
+            shown = " ".join(sub.formatter_class("x")._get_help_string(action).split()) % {
+                "default": action.default
+            }
+            assert "default" in shown and shown in text, (command, action.dest)
+
+
+def test_help_shows_what_a_newcomer_looks_for(capsys):
+    run = " ".join(_help(capsys, "run").split())
+    assert "A the first person" in run and "B the second person" in run
+    for option in ("--max-hops N longest chain accepted, 1 to 10 hops (default: 6)", "(default: 80)"):
+        assert option in run
+    assert "--providers {sandbox,live}" in run and "(default: sandbox)" in run
+    serve = " ".join(_help(capsys, "serve").split())
+    assert "(default: 8765)" in serve and "(default: 127.0.0.1)" in serve
+    top = _help(capsys)
+    assert 'visual-degrees run "Vesna Hawthorne" "Niall Halloran"' in top
+
+
+def test_version(capsys):
+    with pytest.raises(SystemExit) as exited:
+        main(["--version"])
+    assert exited.value.code == 0 and capsys.readouterr().out.startswith("visual-degrees ")
+
+
+def test_a_bare_command_prints_the_help(capsys):
+    assert main([]) == 2
+    out = capsys.readouterr().out
+    assert out.startswith("usage: visual-degrees") and "start here:" in out

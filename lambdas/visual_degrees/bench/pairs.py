@@ -49,7 +49,9 @@ def resolve(web: PhotoWeb, given: str) -> Person:
     exact = world.by_raw.get(" ".join(given.split()))
     indices = (exact,) if exact is not None else tuple(world.find(given))
     if not indices:
-        raise UnknownPerson(f"{given[:200]!r} is not anyone in this world")
+        close = world.suggest(given)
+        hint = f" (did you mean {' or '.join(close)}?)" if close else ""
+        raise UnknownPerson(f"{given[:200]!r} is not anyone in this world{hint}")
     return Person(
         given=given,
         name=name,

@@ -8,7 +8,8 @@ import json
 import os
 import platform
 import sys
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -153,22 +154,43 @@ def _slug(label: str) -> str:
     return "".join(ch if ch.isalnum() or ch in "-_" else "-" for ch in label).strip("-") or "runs"
 
 
-def progress_printer(label: str, *, stream: Any = None) -> Any:
-    """A progress callback writing to stderr: one refreshed line on a terminal, else a line every 5 %."""
+BAR_WIDTH = 24
+
+
+def progress_bar(done: int, total: int, width: int = BAR_WIDTH) -> str:
+    """`████████░░░░` for done of total."""
+    filled = width if total <= 0 else min(width, done * width // total)
+    return "█" * filled + "░" * (width - filled)
+
+
+def progress_printer(label: str, *, stream: Any = None, clock: Callable[[], float] = time.monotonic) -> Any:
+    """A progress callback writing to stderr: a bar redrawn in place on a terminal, else a line every
+    5 %; both with runs done, solved so far and the time left at the pace so far."""
     out = stream or sys.stderr
     tty = hasattr(out, "isatty") and out.isatty()
     solved = [0]
+    started = clock()
 
     def show(done: int, total: int, record: RunRecord) -> None:
         solved[0] += record.solved
         step = max(1, total // 20)
         if not tty and done % step and done != total:
             return
-        text = f"[{label}] {done}/{total} runs, {solved[0]} solved"
+        elapsed = clock() - started
+        if done == total:
+            timing = f"{_clock_time(elapsed)} in all"
+        else:
+            timing = f"~{_clock_time(elapsed / max(done, 1) * (total - done))} left"
+        text = f"[{label}] {progress_bar(done, total)} {done}/{total} runs · {solved[0]} solved · {timing}"
         if tty:
-            out.write(f"\r{text}" + ("\n" if done == total else ""))
+            out.write(f"\r\x1b[K{text}" + ("\n" if done == total else ""))
         else:
             out.write(text + "\n")
         out.flush()
 
     return show
+
+
+def _clock_time(seconds: float) -> str:
+    seconds = max(0, round(seconds))
+    return f"{seconds // 60}:{seconds % 60:02d}"

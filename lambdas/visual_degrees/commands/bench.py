@@ -15,36 +15,54 @@ import time
 from pathlib import Path
 from typing import Any
 
-from visual_degrees.commands.common import EXIT_FAILED, add_run_options, count, run_options
+from visual_degrees.commands.common import EXIT_FAILED, add_run_options, count, parse_run_options
 
 NAME = "bench"
 HELP = "benchmark a strategy on many pairs, checked against the simulator's ground truth"
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--world", type=Path, help="world file (cast or JSON lines); default: bundled")
+    parser.add_argument(
+        "--world",
+        type=Path,
+        metavar="PATH",
+        help="world file (cast lines or JSON lines; default: the bundled synthetic world)",
+    )
     source = parser.add_mutually_exclusive_group(required=True)
-    source.add_argument("--pairs", type=Path, help='JSON lines {"a": "...", "b": "..."}')
+    source.add_argument(
+        "--pairs", type=Path, metavar="FILE", help='the pairs to try: JSON lines {"a": "...", "b": "..."}'
+    )
     source.add_argument("--sample", type=count, metavar="N", help="N pairs from the largest connected group")
-    parser.add_argument("--seed", type=count, default=0, help="seed of the --sample draw")
-    parser.add_argument("--web-seed", type=count, default=0, help="seed of the simulated photo web")
-    parser.add_argument("--faults", default="", help='fault injection, e.g. "search_5xx=0.1"')
+    parser.add_argument("--seed", type=count, default=0, metavar="N", help="seed of the --sample draw")
+    parser.add_argument(
+        "--web-seed", type=count, default=0, metavar="N", help="seed of the simulated photo web"
+    )
+    parser.add_argument(
+        "--faults", default="", metavar="SPEC", help='fault injection, e.g. "search_5xx=0.1" (default: none)'
+    )
     parser.add_argument(
         "--planner-recall",
         type=float,
         default=1.0,
         metavar="R",
-        help="scale what the simulated planner remembers (1.0 documented, 0.3 a model that knows less)",
+        help="scale what the simulated planner remembers (default 1.0, as documented; 0.3: knows less)",
     )
     add_run_options(parser)
-    parser.add_argument("--knobs", default="", help="switch strategy knobs, e.g. both_ends=off (ablations)")
+    parser.add_argument(
+        "--knobs",
+        default="",
+        metavar="NAME=off,…",
+        help="switch strategy knobs, e.g. both_ends=off (ablations; default: none)",
+    )
     parser.add_argument(
         "--shared-memory",
         action="store_true",
         help="one run memory for all pairs (measures reuse across runs; reported as such)",
     )
-    parser.add_argument("--json", action="store_true", help="the figures as one JSON object")
-    parser.add_argument("--out", type=Path, help="directory for report.md, plot.png and the runs")
+    parser.add_argument("--json", action="store_true", help="the figures as one JSON object on stdout")
+    parser.add_argument(
+        "--out", type=Path, metavar="DIR", help="directory for report.md, plot.png and the runs"
+    )
 
 
 def main(args: argparse.Namespace, state_dir: Path) -> int:
@@ -58,11 +76,10 @@ def main(args: argparse.Namespace, state_dir: Path) -> int:
     )
     from visual_degrees.bench.report import progress_printer
     from visual_degrees.domain.errors import InvalidInput
-    from visual_degrees.domain.requests import parse_options
     from visual_degrees.domain.strategy import parse_knob_changes, with_changes
     from visual_degrees.local.environments import sandbox_environment
 
-    options = parse_options(run_options(args))
+    options = parse_run_options(args)
     knobs = parse_knob_changes(args.knobs)
     with_changes(args.strategy, knobs)  # an unknown knob is bad input, before anything is loaded
     started = time.perf_counter()

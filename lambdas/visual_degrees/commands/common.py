@@ -3,10 +3,17 @@
 from __future__ import annotations
 
 import argparse
+import math
 import os
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import annotated_types
+from pydantic import BaseModel, ValidationError
+
+from visual_degrees.domain.errors import InvalidInput
+from visual_degrees.domain.models import Budgets, RunOptions
 from visual_degrees.domain.outcomes import BY_OUTCOME
 
 # A run's own endings have their exit codes in domain/outcomes.py (0 path, 3 no_path, 4 cancelled,
@@ -23,7 +30,7 @@ def default_state_dir() -> Path:
 
 
 def count(text: str) -> int:
-    """A whole number >= 0 (budgets, hops, seeds)."""
+    """A whole number >= 0 (seeds, sample sizes, ports)."""
     try:
         value = int(text)
     except ValueError:
@@ -31,6 +38,14 @@ def count(text: str) -> int:
     if value < 0:
         raise argparse.ArgumentTypeError(f"{text!r} is negative")
     return value
+
+
+def whole(text: str) -> int:
+    """A whole number; its range is the run option's own (checked by `parse_run_options`)."""
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
 
 
 def number(text: str, what: str = "a number") -> float:
@@ -41,6 +56,14 @@ def number(text: str, what: str = "a number") -> float:
         raise argparse.ArgumentTypeError(f"{text!r} is not {what}") from None
 
 
+def finite(text: str) -> float:
+    """A finite number; its range is the run option's own (checked by `parse_run_options`)."""
+    value = number(text)
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a finite number")
+    return value
+
+
 def seconds(text: str) -> float:
     value = number(text, "a number of seconds")
     if not 0 < value < float("inf"):
@@ -48,21 +71,149 @@ def seconds(text: str) -> float:
     return value
 
 
+class HelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """Every option's line ends with its default (unless it has none, or the text already says it)."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        text = action.help or ""
+        default = action.default
+        if (
+            "(default" in text
+            or "default:" in text
+            or default is None
+            or default is False
+            or default is argparse.SUPPRESS
+            or isinstance(action, argparse._HelpAction | argparse._VersionAction)
+        ):
+            return text
+        shown = (_plain(default) if isinstance(default, int | float) else str(default)).replace("%", "%%")
+        if shown == "":
+            return text
+        return f"{text} (default: {shown})" if text else f"default: {shown}"
+
+
+STATE_DIR_HELP = (
+    "where local runs are kept (run memory and execution histories; default: "
+    "$VISUAL_DEGREES_STATE_DIR, else $XDG_STATE_HOME/visual-degrees or ~/.local/state/visual-degrees)"
+)
+
+
+def add_state_dir(parser: argparse.ArgumentParser, *, subcommand: bool) -> None:
+    """--state-dir, accepted before the subcommand and after it (a subcommand's copy only sets the
+    value when given, so `visual-degrees --state-dir D run …` is not undone)."""
+    parser.add_argument(
+        "--state-dir",
+        metavar="DIR",
+        default=argparse.SUPPRESS if subcommand else None,
+        help=STATE_DIR_HELP,
+    )
+
+
 def add_world_options(parser: argparse.ArgumentParser) -> None:
     """--world/--seed/--faults: which simulated photo web a command runs against."""
-    parser.add_argument("--world", type=Path, help="world file (cast or JSON lines); default: bundled")
-    parser.add_argument("--seed", type=count, default=0, help="seed of the simulated photo web")
-    parser.add_argument("--faults", default="", help='fault injection, e.g. "search_5xx=0.1,dead_link=0.05"')
+    parser.add_argument(
+        "--world",
+        type=Path,
+        metavar="PATH",
+        help='world file: \'Title (Year)/Last, First/…\' lines or JSON lines {"title", "people"} '
+        "(default: the bundled synthetic world)",
+    )
+    parser.add_argument("--seed", type=count, default=0, metavar="N", help="seed of the simulated photo web")
+    parser.add_argument(
+        "--faults",
+        default="",
+        metavar="SPEC",
+        help='fault injection, e.g. "search_5xx=0.1,dead_link=0.05" (default: none; see docs/sandbox.md)',
+    )
 
 
 def add_run_options(parser: argparse.ArgumentParser) -> None:
     """--strategy/--max-hops/--budget-*: the per-run options both `run` and `bench` take."""
-    parser.add_argument("--strategy", choices=["default", "seed"], default="default")
-    parser.add_argument("--max-hops", type=count, default=6)
-    parser.add_argument("--budget-searches", type=count, default=20)
-    parser.add_argument("--budget-recognitions", type=count, default=120)
-    parser.add_argument("--budget-llm", type=count, default=12)
-    parser.add_argument("--budget-runtime", type=seconds, default=120.0, help="seconds")
+    parser.add_argument(
+        "--strategy",
+        choices=["default", "seed"],
+        default="default",
+        help="how to search: default (ours) or seed (the spec's baseline)",
+    )
+    parser.add_argument(
+        "--max-hops", type=whole, default=6, metavar="N", help="longest chain accepted, 1 to 10 hops"
+    )
+    parser.add_argument(
+        "--budget-searches", type=whole, default=20, metavar="N", help="paid image searches per run"
+    )
+    parser.add_argument(
+        "--budget-recognitions", type=whole, default=120, metavar="N", help="paid face recognitions per run"
+    )
+    parser.add_argument(
+        "--budget-llm", type=whole, default=12, metavar="N", help="planner (LLM) calls per run"
+    )
+    parser.add_argument(
+        "--budget-runtime",
+        type=finite,
+        default=120.0,
+        metavar="S",
+        help="seconds a run may take (simulated seconds in the sandbox)",
+    )
+
+
+@dataclass(frozen=True)
+class RunFlag:
+    """One command-line option of a run, the RunOptions field it sets, and where pydantic reports it."""
+
+    flag: str
+    model: type[BaseModel]
+    field: str
+    loc: tuple[str, ...]
+    unit: str = ""
+
+
+RUN_FLAGS = (
+    RunFlag("--max-hops", RunOptions, "max_hops", ("maxHops",)),
+    RunFlag("--images-per-search", RunOptions, "images_per_search", ("imagesPerSearch",)),
+    RunFlag("--threshold", RunOptions, "threshold", ("threshold",)),
+    RunFlag("--budget-searches", Budgets, "searches", ("budgets", "searches")),
+    RunFlag("--budget-recognitions", Budgets, "recognitions", ("budgets", "recognitions")),
+    RunFlag("--budget-llm", Budgets, "llm_calls", ("budgets", "llmCalls")),
+    RunFlag("--budget-runtime", Budgets, "runtime_seconds", ("budgets", "runtimeSeconds"), " seconds"),
+)
+
+
+def allowed_range(model: type[BaseModel], field: str) -> str:
+    """The range a field allows, in words: `between 1 and 10`, `more than 0 and at most 3600`."""
+    low = high = ""
+    for bound in model.model_fields[field].metadata:
+        if isinstance(bound, annotated_types.Ge):
+            low = f"{_plain(bound.ge)}"
+        elif isinstance(bound, annotated_types.Gt):
+            low = f">{_plain(bound.gt)}"
+        elif isinstance(bound, annotated_types.Le):
+            high = _plain(bound.le)
+    if low.startswith(">"):
+        return f"more than {low[1:]}" + (f" and at most {high}" if high else "")
+    if low and high:
+        return f"between {low} and {high}"
+    return f"at least {low}" if low else f"at most {high}"
+
+
+def _plain(value: Any) -> str:
+    return str(int(value)) if float(value).is_integer() else str(value)
+
+
+def parse_run_options(args: argparse.Namespace, **extra: Any) -> RunOptions:
+    """The run options from the command line, validated by RunOptions, with each problem told in the
+    command line's words: `--max-hops must be between 1 and 10`."""
+    try:
+        return RunOptions.model_validate(run_options(args, **extra))
+    except ValidationError as exc:
+        by_loc = {flag.loc: flag for flag in RUN_FLAGS}
+        problems = []
+        for error in exc.errors(include_url=False, include_input=False):
+            flag = by_loc.get(tuple(str(part) for part in error["loc"]))
+            if flag is None:
+                problems.append(f"{'.'.join(str(part) for part in error['loc'])}: {error['msg']}")
+            else:
+                problems.append(f"{flag.flag} must be {allowed_range(flag.model, flag.field)}{flag.unit}")
+        raise InvalidInput("; ".join(dict.fromkeys(problems))) from None
 
 
 def run_options(args: argparse.Namespace, **extra: Any) -> dict[str, Any]:

@@ -8,6 +8,7 @@ import contextlib
 import logging
 import signal
 import sys
+import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -36,22 +37,32 @@ def _speed(text: str) -> float:
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
-    parser.add_argument("--port", type=_port, default=8765, help="port for the page and /ws (0: any free)")
+    parser.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="address to listen on (0.0.0.0: every interface; consider --token)",
+    )
+    parser.add_argument(
+        "--port", type=_port, default=8765, help="port for the page and its WebSocket /ws (0: any free port)"
+    )
     add_world_options(parser)
     parser.add_argument(
         "--max-concurrent-runs",
         type=count,
         default=8,
+        metavar="N",
         help="runs executing at once (8x as many more may wait in line)",
     )
     parser.add_argument(
         "--speed",
         type=_speed,
         default=1.0,
+        metavar="X",
         help="simulated seconds per real second, so runs unfold watchably (0: as fast as possible)",
     )
-    parser.add_argument("--token", default=None, help="require this token (?token=) on every connection")
+    parser.add_argument(
+        "--token", default=None, help="require this token (?token=) on every connection (default: none)"
+    )
     parser.add_argument(
         "--max-connections",
         type=count,
@@ -114,6 +125,7 @@ def main(args: argparse.Namespace, state_dir: Path) -> int:
     from visual_degrees.local.environments import sandbox_environment
     from visual_degrees.local.server.app import Address, LocalServer, ServeSettings
     from visual_degrees.local.server.runs import RunLimits
+    from visual_degrees.local.world_info import example_pair, warm, world_label
 
     if args.max_concurrent_runs < 1:
         raise InvalidInput("--max-concurrent-runs must be at least 1")
@@ -121,6 +133,9 @@ def main(args: argparse.Namespace, state_dir: Path) -> int:
         raise InvalidInput("--max-connections must be at least 1")
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(message)s")
     sandbox = sandbox_environment(args.world, seed=args.seed, faults=args.faults or None)
+    example = example_pair(sandbox.web)
+    # The page asks for name suggestions as soon as someone types: build the index meanwhile.
+    threading.Thread(target=warm, args=(sandbox.web,), name="vd-names", daemon=True).start()
     workers = args.max_concurrent_runs
     settings = ServeSettings(
         host=args.host,
@@ -136,6 +151,9 @@ def main(args: argparse.Namespace, state_dir: Path) -> int:
 
     def ready(address: Address) -> None:
         print(f"Visual Degrees: open {address.http_url}  (WebSocket {address.ws_url})", flush=True)
+        world = f"{world_label(sandbox.web)}, {sandbox.web.world.size:,} people, seed {args.seed}"
+        tried = f"; try {example[0]} → {example[1]}" if example else ""
+        print(f"Sandbox world: {world}{tried}", flush=True)
         if args.host not in ("127.0.0.1", "localhost", "::1") and not args.token:
             print(
                 "note: reachable from other machines, and anyone who can reach it may start runs; "

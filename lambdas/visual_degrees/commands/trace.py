@@ -13,8 +13,12 @@ HELP = "print the execution history of a past local run"
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("run_id", nargs="?", help="a run id; omit to list recent runs")
-    parser.add_argument("--json", action="store_true")
+    parser.add_argument(
+        "run_id", nargs="?", metavar="RUN_ID", help="a run id (as `run` prints it); omit to list recent runs"
+    )
+    parser.add_argument(
+        "--json", action="store_true", help="as JSON (the history as Step Functions gives it)"
+    )
 
 
 def main(args: argparse.Namespace, state_dir: Path) -> int:

@@ -6,11 +6,17 @@ exception's class name), so the state machine's Retry and Catch rules match on t
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Any
+
 
 class VisualDegreesError(Exception):
     """Base class: a failure we understand and can describe to a client."""
 
     code = "internal_error"
+    # Fields a client's error reply carries besides code and message (none by default).
+    details: Mapping[str, Any] = MappingProxyType({})
 
     def __init__(self, message: str) -> None:
         super().__init__(message)
@@ -24,7 +30,16 @@ class InvalidInput(VisualDegreesError):
 
 
 class UnknownPerson(InvalidInput):
+    """A name nobody in the sandbox world has; `suggestions` maps the field ("personA", "personB")
+    to the closest names the world does have (the reply carries them as `suggestions`)."""
+
     code = "unknown_person"
+
+    def __init__(self, message: str, suggestions: Mapping[str, list[str]] | None = None) -> None:
+        super().__init__(message)
+        self.suggestions = dict(suggestions or {})
+        if self.suggestions:
+            self.details = MappingProxyType({"suggestions": self.suggestions})
 
 
 class WorldFileError(InvalidInput):

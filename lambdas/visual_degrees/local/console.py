@@ -7,6 +7,7 @@ import sys
 from typing import Any, TextIO
 
 from visual_degrees.domain.models import RunEvent
+from visual_degrees.domain.wording import plural
 
 
 def _pct(value: Any) -> str:
@@ -27,7 +28,7 @@ def describe(event: RunEvent) -> str:
         case "path_update":
             text = " → ".join(d["path"])
         case "final":
-            text = f"{' → '.join(d['path'])}  ({d['hops']} hops)"
+            text = f"{' → '.join(d['path'])}  ({plural(d['hops'], 'hop')})"
         case "no_path":
             text = str(d.get("message", "no path"))
         case "cancelled":
@@ -39,12 +40,12 @@ def describe(event: RunEvent) -> str:
     return f"[{event.seq:>3}] {event.type:<11} {text}"
 
 
-def summary(final: RunEvent) -> str:
-    """The path and its evidence, or why there is none."""
+def summary(final: RunEvent, *, simulated: bool = False) -> str:
+    """The path and its evidence, or why there is none; `simulated`: the run's clock was the sandbox's."""
     d = final.data
     lines: list[str] = []
     if final.type == "final":
-        lines.append(f"Path ({d['hops']} hops): {' → '.join(d['path'])}")
+        lines.append(f"Path ({plural(d['hops'], 'hop')}): {' → '.join(d['path'])}")
         for edge in d["edges"]:
             ev = edge["evidence"]
             lines.append(
@@ -67,11 +68,15 @@ def summary(final: RunEvent) -> str:
         lines.append("Run cancelled.")
     usage = d.get("usage")
     if usage:
-        lines.append(
-            f"Spent: {usage['searches']} searches · {usage['recognitions']} recognitions · "
-            f"{usage['llmCalls']} LLM calls · ${usage['costUsd']:.4f}"
-            + (f" · {d['simSeconds']:.1f} s" if "simSeconds" in d else "")
-        )
+        spent = [
+            plural(usage["searches"], "search", "searches"),
+            plural(usage["recognitions"], "recognition"),
+            plural(usage["llmCalls"], "LLM call"),
+            f"${usage['costUsd']:.4f}",
+        ]
+        if "simSeconds" in d:
+            spent.append(f"{'simulated ' if simulated else ''}{d['simSeconds']:.1f} s")
+        lines.append("Spent: " + " · ".join(spent))
     return "\n".join(lines)
 
 

@@ -13,6 +13,8 @@ from visual_degrees.adapters.wall_clock import WallClock
 from visual_degrees.domain.errors import UnknownPerson
 from visual_degrees.local.runner import RunEnvironment
 
+PAIR_FIELDS = ("personA", "personB")
+
 if TYPE_CHECKING:
     from collections.abc import Callable
 
@@ -26,10 +28,13 @@ class SandboxEnvironment:
     def __init__(
         self, web: PhotoWeb, *, seed: int = 0, faults: FaultConfig | None = None, planner_recall: float = 1.0
     ) -> None:
+        from visual_degrees.local.world_info import world_label
+
         self.web = web
         self.seed = seed
         self.faults = faults
         self.planner_recall = planner_recall
+        self.label = world_label(web) + (f" seed {seed}" if seed else "")  # how `trace` names the world
 
     def __call__(self, run_id: str) -> RunEnvironment:
         from visual_degrees.sandbox import LATENCIES, VirtualClock, build_sandbox
@@ -43,6 +48,8 @@ class SandboxEnvironment:
             clock=clock,
             sleep=clock.advance,  # retry back-off passes in simulated time
             on_transition=lambda _state: clock.advance(LATENCIES.state_transition),
+            web=self.label,
+            simulated=True,
         )
 
 
@@ -62,10 +69,30 @@ def sandbox_environment(
 
 
 def require_known(environment: SandboxEnvironment, *names: str) -> None:
-    """In the sandbox we can tell a user that a name is nobody in the world (live, we cannot)."""
-    for name in names:
-        if not environment.web.knows(name):
-            raise UnknownPerson(f"{name!r} is not anyone in this world")
+    """In the sandbox we can tell a user that a name is nobody in the world, and whom they may have
+    meant (live, we cannot). Names are personA then personB."""
+    unknown = {
+        field: name
+        for field, name in zip(PAIR_FIELDS, names, strict=False)
+        if not environment.web.knows(name)
+    }
+    if unknown:
+        world = environment.web.world
+        raise unknown_person(unknown, {field: world.suggest(name) for field, name in unknown.items()})
+
+
+def unknown_person(unknown: dict[str, str], suggestions: dict[str, list[str]]) -> UnknownPerson:
+    """One message for every unknown name, each with its closest names, and the suggestions as data."""
+    parts = []
+    for field, name in unknown.items():
+        close = suggestions.get(field) or []
+        hint = f"did you mean {_either(close)}?" if close else "no name in it is close"
+        parts.append(f"{name!r} is not anyone in this world ({hint})")
+    return UnknownPerson("; ".join(parts), {f: s for f, s in suggestions.items() if s})
+
+
+def _either(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} or {names[-1]}"
 
 
 def live_environment(settings: Settings | None = None) -> Callable[[str], RunEnvironment]:

@@ -44,6 +44,11 @@ class ExecutionStore:
         return summary.data, events
 
     def recent_runs(self, limit: int = 20) -> list[dict[str, Any]]:
-        """Most recent first (run ids start with their UTC start time)."""
+        """Most recently started first (runs recorded before `startedAt` was: by run id, which starts
+        with the UTC start time to the second)."""
         items = self.memory.query(_RUNS_PK)
-        return [i.data for i in sorted(items, key=lambda i: i.sk, reverse=True)[:limit]]
+
+        def started(item: Any) -> tuple[float, str]:
+            return float(item.data.get("startedAt") or item.data.get("recordedAt") or 0.0), item.sk
+
+        return [i.data for i in sorted(items, key=started, reverse=True)[:limit]]

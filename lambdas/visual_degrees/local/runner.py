@@ -35,6 +35,8 @@ class RunEnvironment:
     clock: Clock
     sleep: Callable[[float], object] = time.sleep
     on_transition: Callable[[str], object] | None = None
+    web: str = "live web"  # what `trace` lists as the run's world: a world file's name, or the live web
+    simulated: bool = False  # the clock is the sandbox's: times in the history are simulated
 
 
 @dataclass
@@ -86,6 +88,7 @@ class LocalRunner:
             self._definition, invoke, sleep=env.sleep, now=env.clock.now, on_transition=env.on_transition
         )
         initial = RunState(run_id=run_id, person_a=a, person_b=b, options=opts)
+        started_at = time.time()  # wall time, whatever clock the run itself keeps
         execution = engine.execute(initial.dump(), name=run_id)
         final = self.final_event(run_id)
         outcome: Outcome = BY_EVENT[final.type].outcome if final else "error"
@@ -97,6 +100,9 @@ class LocalRunner:
             personA=a.name,
             personB=b.name,
             outcome=outcome,
+            world=env.web,
+            startedAt=started_at,
+            clock="simulated" if env.simulated else "wall",
         )
         return RunResult(
             run_id=run_id, outcome=outcome, final=final, execution=execution, cache_tally=ctx.cache_tally

@@ -1,8 +1,26 @@
-"""Execution histories for the terminal, laid out like the Step Functions console's event table."""
+"""Execution histories for the terminal, laid out like the Step Functions console's event table, and
+the list of past runs. A sandbox run keeps simulated time: its history shows seconds since the run
+started (simulated), never the virtual clock's calendar date."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
+
+from visual_degrees.constants import STATE_TASKS
+from visual_degrees.domain.wording import plural
+
+# "${InitializeSessionFunctionArn}" -> what runs that task here, and what does when deployed.
+_TASKS = {
+    f"${{{t.substitution}}}": (
+        f"step {t.step} (deployed: the {t.substitution.removesuffix('FunctionArn')} Lambda)"
+    )
+    for t in STATE_TASKS
+}
+
+
+def _seconds(timestamp: str) -> float:
+    return datetime.fromisoformat(timestamp).timestamp()
 
 
 def _detail(event: dict[str, Any]) -> str:
@@ -14,27 +32,60 @@ def _detail(event: dict[str, Any]) -> str:
         if "error" in value:
             return f"{value['error']}: {str(value.get('cause', ''))[:80]}"
         if "resource" in value:
-            return str(value["resource"])
+            return _TASKS.get(str(value["resource"]), str(value["resource"]))
     return ""
 
 
+def _when(epoch: Any) -> str:
+    """A wall-clock instant in the reader's local time, to the second."""
+    try:
+        return datetime.fromtimestamp(float(epoch)).strftime("%Y-%m-%d %H:%M:%S")
+    except (TypeError, ValueError, OverflowError, OSError):
+        return "?"
+
+
+def _started(run: dict[str, Any]) -> str:
+    if "startedAt" in run:
+        return _when(run["startedAt"])
+    try:  # recorded before the start time was: the run id starts with it (UTC)
+        stamp = datetime.strptime(str(run["runId"])[:15], "%Y%m%dT%H%M%S")
+    except ValueError:
+        return _when(run.get("recordedAt"))
+    return _when(stamp.replace(tzinfo=UTC).timestamp())
+
+
 def format_history(summary: dict[str, Any], events: list[dict[str, Any]]) -> str:
+    simulated = summary.get("clock") == "simulated"
+    world = summary.get("world")
+    context = [f"world {world}" if world else "", f"started {_started(summary)}"]
+    if simulated:
+        context.append("times are simulated seconds since the run started (the sandbox's clock)")
+    elif events:
+        context.append("times are seconds since the run started")
     lines = [
         f"Run {summary['runId']}: {summary['personA']} → {summary['personB']}",
+        " · ".join(part for part in context if part),
         f"Execution {summary['status']} · outcome {summary['outcome']} · "
-        f"{summary['states']} states · {len(events)} events",
+        f"{plural(summary['states'], 'state')} · {plural(len(events), 'event')}",
         "",
-        f"{'id':>4}  {'timestamp':<29}  {'type':<28}  detail",
+        f"{'id':>4}  {'time':>11}  {'type':<28}  detail",
     ]
+    start = _seconds(events[0]["timestamp"]) if events else 0.0
     for event in events:
-        lines.append(f"{event['id']:>4}  {event['timestamp']:<29}  {event['type']:<28}  {_detail(event)}")
+        offset = f"+{_seconds(event['timestamp']) - start:.3f} s"
+        lines.append(f"{event['id']:>4}  {offset:>11}  {event['type']:<28}  {_detail(event)}".rstrip())
     return "\n".join(lines)
 
 
 def format_runs(runs: list[dict[str, Any]]) -> str:
     if not runs:
         return "No local runs yet."
-    lines = [f"{'run id':<24}  {'outcome':<9}  people"]
+    rows = [("started", "world", "outcome", "people", "run id")]
     for run in runs:
-        lines.append(f"{run['runId']:<24}  {run['outcome']:<9}  {run['personA']} → {run['personB']}")
-    return "\n".join(lines)
+        people = f"{run['personA']} → {run['personB']}"
+        rows.append((_started(run), str(run.get("world") or "?"), str(run["outcome"]), people, run["runId"]))
+    widths = [max(len(row[i]) for row in rows) for i in range(4)]
+    return "\n".join(
+        "  ".join(cell.ljust(width) for cell, width in zip(row[:4], widths, strict=True)) + "  " + row[4]
+        for row in rows
+    )

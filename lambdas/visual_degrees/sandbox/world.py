@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import threading
 from array import array
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -29,10 +30,15 @@ from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 from visual_degrees.domain.errors import WorldFileError
 from visual_degrees.domain.names import MAX_NAME_LENGTH, display_name, name_key
 from visual_degrees.sandbox.bulk import collector_paused
+from visual_degrees.sandbox.suggest import NameIndex
 
 # Control characters (tab included) and bidi overrides/isolates: never part of a name or a title.
 _FORBIDDEN = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 _ID_BYTES = 8  # 64 bits: a collision among 115k people has odds below one in a billion
+# An example pair is two people two shared events apart, linked through events this small first (a
+# small cast makes photos that show both, and captions that name both), then larger ones.
+_EXAMPLE_CAST_SIZES = (8, 16, 32, None)
+_EXAMPLE_CANDIDATES = 3  # the most famous people tried as the pair's first person
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,6 +111,9 @@ class World:
             self.by_key.setdefault(key, []).append(index)
         self._ids: list[str | None] = [None] * len(raws)
         self._by_id: dict[str, int] | None = None
+        self._lazy = threading.Lock()  # the server's threads may ask for the name index at once
+        self._name_index: NameIndex | None = None
+        self._example: tuple[str, str] | bool | None = False  # False: not computed yet
 
     # ---- construction ------------------------------------------------------------------------
 
@@ -180,6 +189,55 @@ class World:
             return [exact]
         found = self.by_key.get(name_key(tidy), [])
         return sorted(found, key=lambda p: (-self.fame[p], p))
+
+    def name_index(self) -> NameIndex:
+        """Everyone's names, indexed for suggestions (built on first use, once)."""
+        with self._lazy:
+            if self._name_index is None:
+                self._name_index = NameIndex(self.keys, self.fame, self.name)
+            return self._name_index
+
+    def suggest(self, name: str, limit: int = 3) -> list[str]:
+        """Display names a user who typed `name`, nobody's name here, may have meant (none if nobody
+        is close)."""
+        return self.name_index().did_you_mean(name, limit)
+
+    def example_pair(self) -> tuple[str, str] | None:
+        """Two people of this world worth trying first, as display names: a famous person and
+        someone two shared events away, through small events if there are any (so photos show both
+        and captions name both). Deterministic; None for a world without two such people."""
+        with self._lazy:
+            if self._example is False:
+                self._example = self._find_example()
+            return self._example if isinstance(self._example, tuple) else None
+
+    def _find_example(self) -> tuple[str, str] | None:
+        famous = sorted(range(self.size), key=lambda p: (-self.fame[p], p))[:_EXAMPLE_CANDIDATES]
+        for largest in _EXAMPLE_CAST_SIZES:
+            for first in famous:
+                second = self._two_events_away(first, largest)
+                if second is not None:
+                    return self.name(first), self.name(second)
+        return None
+
+    def _two_events_away(self, person: int, largest: int | None) -> int | None:
+        """Who is two shared events away from `person` through the most people (events of at most
+        `largest` people), the most famous among equals; None if nobody."""
+        events, members = self.person_events, self.members
+        near = {other for event in events[person] for other in members[event]}
+        bridges: Counter[int] = Counter()
+        small = [e for e in events[person] if largest is None or len(members[e]) <= largest]
+        for middle in {other for event in small for other in members[event]} - {person}:
+            onward = {
+                other
+                for event in events[middle]
+                if largest is None or len(members[event]) <= largest
+                for other in members[event]
+            }
+            bridges.update(onward - near)
+        if not bridges:
+            return None
+        return min(bridges, key=lambda p: (-bridges[p], -self.fame[p], p))
 
     # ---- events -------------------------------------------------------------------------------
 

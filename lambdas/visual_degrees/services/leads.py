@@ -89,9 +89,7 @@ class Captions:
         for url, page_url, title in hits:
             photo = self.photos.get(url)
             if photo is None:
-                people = tuple(
-                    (surnames.get(key) or key, written) for key, written in people_in_title(title)
-                )
+                people = tuple((surnames.get(key) or key, written) for key, written in people_in_title(title))
                 keys = tuple(dict.fromkeys(key for key, _ in people))
                 photo = self.photos[url] = Photo(url, page_url, title, keys, shows_unnamed(title))
                 for key, written in people:

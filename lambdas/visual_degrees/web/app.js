@@ -42,6 +42,7 @@
   }
 
   const pct = (value) => `${Number(value).toFixed(1)}%`;
+  const plural = (n, one, many) => `${n} ${n === 1 ? one : many}`;
   const clamp = (v, lo, hi) => Math.min(hi, Math.max(lo, v));
 
   // ---- settings and the run being watched --------------------------------------------------------
@@ -180,6 +181,7 @@
     $("path").replaceChildren();
     $("result").hidden = true;
     $("error").hidden = true;
+    $("did-you-mean").hidden = true;
     Object.assign(graphView, { selected: null, k: 1, tx: 0, ty: 0 });
     renderSpend();
     markDirty(true, true);
@@ -248,6 +250,9 @@
         setStatus("Cancelling at the next step…");
         break;
       case "error":
+        if (msg.action === "startRun" || (starting && !msg.action)) {
+          setStatus(msg.code === "unknown_person" ? "Not started: a name is not in this world." : "Not started.");
+        }
         if (msg.action === "startRun" || !run) starting = false;
         if (msg.code === "run_not_found" && run && (msg.action === "subscribe" || !msg.action)) {
           // The run is gone (expired, or another server): stop trying to resume it.
@@ -258,11 +263,39 @@
           setTimeout(resubscribe, 1000);
         }
         showError(`${msg.message || "Something went wrong"} (${msg.code || "error"})`);
+        if (msg.code === "unknown_person") showDidYouMean(msg.suggestions);
         break;
       default:
         break;
     }
     refreshControls();
+  }
+
+  // unknown_person names the closest people the world has, per field: one button each fills it in.
+  function showDidYouMean(suggestions) {
+    const box = $("did-you-mean");
+    box.replaceChildren();
+    const fields = [["personA", "person-a", "From"], ["personB", "person-b", "To"]];
+    for (const [field, inputId, label] of fields) {
+      const names = suggestions && Array.isArray(suggestions[field]) ? suggestions[field].map(String) : [];
+      if (!names.length) continue;
+      const line = el("p", null, `${label}: did you mean`);
+      for (const name of names.slice(0, 5)) {
+        const button = el("button", null, name);
+        button.type = "button";
+        button.addEventListener("click", () => {
+          $(inputId).value = name;
+          box.hidden = true;
+          $("error").hidden = true;
+          setStatus("Ready: press Find a chain.");
+          $("start").focus();
+        });
+        line.append(" ", button);
+      }
+      line.append("?");
+      box.append(line);
+    }
+    box.hidden = box.children.length === 0;
   }
 
   function onEvent(ev) {
@@ -496,14 +529,14 @@
       return;
     }
     const limits = view.budgets || {};
-    const count = (used, limit, word) => {
+    const count = (used, limit, one, many) => {
       const n = number(used) ?? 0;
-      return `${n}${typeof limit === "number" ? ` of ${limit}` : ""} ${word}`;
+      return typeof limit === "number" ? `${n} of ${plural(limit, one, many)}` : plural(n, one, many);
     };
     const parts = [
-      count(u.searches, limits.searches, "searches"),
-      count(u.recognitions, limits.recognitions, "recognitions"),
-      count(u.llmCalls, limits.llmCalls, "LLM calls"),
+      count(u.searches, limits.searches, "search", "searches"),
+      count(u.recognitions, limits.recognitions, "recognition", "recognitions"),
+      count(u.llmCalls, limits.llmCalls, "LLM call", "LLM calls"),
     ];
     const cost = number(u.costUsd);
     const done = run && run.finished;
@@ -514,7 +547,12 @@
   function usage(u) {
     if (!u) return "";
     const cost = number(u.costUsd) === null ? "" : ` · $${Number(u.costUsd).toFixed(4)}`;
-    return ` · spent ${u.searches} searches, ${u.recognitions} recognitions, ${u.llmCalls} LLM calls${cost}`;
+    const spent = [
+      plural(number(u.searches) ?? 0, "search", "searches"),
+      plural(number(u.recognitions) ?? 0, "recognition", "recognitions"),
+      plural(number(u.llmCalls) ?? 0, "LLM call", "LLM calls"),
+    ];
+    return ` · spent ${spent.join(", ")}${cost}`;
   }
 
   // ---- cards: one per photo ---------------------------------------------------------------------------
@@ -540,7 +578,8 @@
     const more = $("more-cards");
     const hidden = Math.max(0, photos.length - limit);
     more.hidden = hidden === 0;
-    more.textContent = hidden ? `Show ${Math.min(hidden, cardsPage())} more of ${hidden} photos` : "";
+    const page = cardsPage();
+    more.textContent = hidden > page ? `Show ${page} more of ${hidden} photos` : `Show ${plural(hidden, "more photo", "more photos")}`;
     const links = new Set(photos.flatMap((p) => [...p.links.keys()]));
     $("evidence-count").textContent = photos.length
       ? `(${photos.length} ${photos.length === 1 ? "photo" : "photos"} proving ${links.size} ${links.size === 1 ? "link" : "links"})`
@@ -664,7 +703,9 @@
     const result = $("result");
     result.dataset.outcome = "path";
     $("result-title").textContent = view.path.join(" → ");
-    $("result-message").textContent = `${data.hops} ${data.hops === 1 ? "hop" : "hops"}, every one proven by a photo of both people.`;
+    $("result-message").textContent = data.hops === 1
+      ? "1 hop, proven by a photo of both people."
+      : `${data.hops} hops, every one proven by a photo of both people.`;
     const list = $("path");
     list.replaceChildren();
     for (const edge of Array.isArray(data.edges) ? data.edges : []) {
@@ -681,7 +722,7 @@
       `Bottleneck confidence ${pct(data.bottleneckConfidence)} · cumulative ${(Number(data.cumulativeConfidence) * 100).toFixed(1)}%` +
       usage(data.usage);
     result.hidden = false;
-    setStatus(`Found a chain of ${data.hops} ${data.hops === 1 ? "hop" : "hops"}.`);
+    setStatus(`Found a chain of ${plural(data.hops, "hop", "hops")}.`);
   }
 
   function showEnd(title, message, data, outcome) {
@@ -690,7 +731,7 @@
     $("result-title").textContent = title;
     mergeGraph(data.graph);
     let reason = data.reason ? String(data.reason).replace(/_/g, " ") : "";
-    if (data.reason === "hop_limit" && typeof data.maxHops === "number") reason += ` (max ${data.maxHops} hops)`;
+    if (data.reason === "hop_limit" && typeof data.maxHops === "number") reason += ` (max ${plural(data.maxHops, "hop", "hops")})`;
     if (data.reason === "budget" && data.exhausted) reason = `the ${String(data.exhausted).replace(/_/g, " ")} budget`;
     reason = reason ? ` Stopped by: ${reason}.` : "";
     $("result-message").textContent = message + reason;
@@ -1316,6 +1357,185 @@
     }).observe(canvas.parentElement);
   }
 
+  // ---- the sandbox world: an example pair and name suggestions ------------------------------------------
+  // The local server answers /api/world and /api/names about its sandbox world (local/world_info.py). The
+  // deployed API searches the live web, which has no list of names: a page talking to it suggests none,
+  // and says so.
+  const world = { info: null };
+  const NAMES_SHOWN = 8;
+  const SUGGEST_AFTER_MS = 120; // typing pauses this long before the server is asked
+
+  function usesThisServer() {
+    return !settings.url || settings.url === defaultWsUrl();
+  }
+
+  async function loadWorld() {
+    world.info = null;
+    if (usesThisServer() && location.host) {
+      try {
+        const response = await fetch("/api/world", { headers: { Accept: "application/json" } });
+        const info = response.ok ? await response.json() : null;
+        world.info = info && typeof info === "object" && info.suggestions === true ? info : null;
+      } catch {
+        world.info = null; // not the local server (or it went away): no suggestions
+      }
+    }
+    showWorld();
+  }
+
+  function showWorld() {
+    const line = $("world");
+    line.replaceChildren();
+    const info = world.info;
+    const example = info && info.example && typeof info.example === "object" ? info.example : null;
+    const a = example ? String(example.personA || "") : "";
+    const b = example ? String(example.personB || "") : "";
+    $("person-a").placeholder = a ? `e.g. ${a}` : "a person's name";
+    $("person-b").placeholder = b ? `e.g. ${b}` : "another person's name";
+    if (info) {
+      const people = Number(info.people);
+      const size = Number.isFinite(people) ? ` · ${people.toLocaleString("en")} ${people === 1 ? "person" : "people"}` : "";
+      line.append(`Sandbox world ${String(info.world || "")}${size} · names are suggested as you type`);
+      if (a && b) {
+        const button = el("button", null, `${a} → ${b}`);
+        button.type = "button";
+        button.id = "try-example";
+        button.title = "Fill in this world's example pair";
+        button.addEventListener("click", () => {
+          $("person-a").value = a;
+          $("person-b").value = b;
+          nameBoxes.forEach((box) => box.close());
+          $("start").focus();
+        });
+        line.append(" · try ", button);
+      }
+    } else {
+      line.append(
+        usesThisServer()
+          ? "No name suggestions: this server has no sandbox world to suggest from."
+          : "No name suggestions: the API in the connection settings searches the live web, where any name can be tried.",
+      );
+    }
+    line.hidden = false;
+  }
+
+  // A combobox over one name field: suggestions from the world as the user types, keyboard and pointer.
+  class NameBox {
+    constructor(input, list) {
+      this.input = input;
+      this.list = list;
+      this.timer = null;
+      this.request = null;
+      this.active = -1;
+      this.names = [];
+      input.addEventListener("input", () => this.changed());
+      input.addEventListener("keydown", (event) => this.key(event));
+      input.addEventListener("blur", () => this.close());
+      list.addEventListener("mousedown", (event) => event.preventDefault()); // keep the focus in the field
+      list.addEventListener("click", (event) => {
+        const option = event.target instanceof Element ? event.target.closest("li[data-index]") : null;
+        if (option) this.pick(Number(option.dataset.index));
+      });
+    }
+
+    changed() {
+      clearTimeout(this.timer);
+      const text = this.input.value.trim();
+      if (!world.info || text.length < 2) {
+        this.close();
+        return;
+      }
+      this.timer = setTimeout(() => this.ask(text), SUGGEST_AFTER_MS);
+    }
+
+    async ask(text) {
+      if (this.request) this.request.abort();
+      const request = new AbortController();
+      this.request = request;
+      try {
+        const query = `q=${encodeURIComponent(text)}&limit=${NAMES_SHOWN}`;
+        const response = await fetch(`/api/names?${query}`, { signal: request.signal });
+        const data = response.ok ? await response.json() : null;
+        if (request !== this.request || this.input.value.trim() !== text) return; // the user typed on
+        const names = data && Array.isArray(data.names) ? data.names.map(String) : [];
+        this.show(names.length === 1 && names[0] === text ? [] : names);
+      } catch {
+        // aborted by a newer request, or the server went away: nothing to show
+      }
+    }
+
+    show(names) {
+      this.names = names;
+      this.active = -1;
+      this.list.replaceChildren();
+      names.forEach((name, index) => {
+        const option = el("li", null, name);
+        option.id = `${this.list.id}-${index}`;
+        option.setAttribute("role", "option");
+        option.setAttribute("aria-selected", "false");
+        option.dataset.index = String(index);
+        this.list.append(option);
+      });
+      const open = names.length > 0 && document.activeElement === this.input;
+      this.list.hidden = !open;
+      this.input.setAttribute("aria-expanded", String(open));
+      this.input.removeAttribute("aria-activedescendant");
+    }
+
+    key(event) {
+      const open = !this.list.hidden;
+      if (event.key === "ArrowDown" || event.key === "ArrowUp") {
+        if (!open) {
+          if (this.names.length) this.show(this.names);
+          return;
+        }
+        event.preventDefault();
+        // Positions 0 … n-1 are the names, n the field as typed; the arrows cycle through them.
+        const n = this.names.length;
+        const at = this.active < 0 ? n : this.active;
+        this.highlight((at + (event.key === "ArrowDown" ? 1 : n)) % (n + 1));
+      } else if (event.key === "Enter" && open && this.active >= 0) {
+        event.preventDefault(); // pick the name; the form is submitted by the next Enter
+        this.pick(this.active);
+      } else if (event.key === "Escape" && open) {
+        event.preventDefault();
+        this.close();
+      }
+    }
+
+    highlight(index) {
+      // names.length stands for "none": the field itself, as typed
+      this.active = index < this.names.length ? index : -1;
+      [...this.list.children].forEach((option, i) => option.setAttribute("aria-selected", String(i === this.active)));
+      if (this.active >= 0) {
+        const option = this.list.children[this.active];
+        this.input.setAttribute("aria-activedescendant", option.id);
+        option.scrollIntoView({ block: "nearest" });
+      } else {
+        this.input.removeAttribute("aria-activedescendant");
+      }
+    }
+
+    pick(index) {
+      const name = this.names[index];
+      if (name === undefined) return;
+      this.input.value = name;
+      this.close();
+    }
+
+    close() {
+      clearTimeout(this.timer);
+      if (this.request) this.request.abort();
+      this.request = null;
+      this.active = -1;
+      this.list.hidden = true;
+      this.input.setAttribute("aria-expanded", "false");
+      this.input.removeAttribute("aria-activedescendant");
+    }
+  }
+
+  const nameBoxes = [new NameBox($("person-a"), $("suggest-a")), new NameBox($("person-b"), $("suggest-b"))];
+
   // ---- forms -------------------------------------------------------------------------------------------
   function numberField(id) {
     const value = $(id).value.trim();
@@ -1369,6 +1589,7 @@
     event.preventDefault();
     settings.save($("ws-url").value.trim(), $("ws-token").value);
     connection.reconnect();
+    loadWorld();
   });
 
   $("settings-reset").addEventListener("click", () => {
@@ -1376,6 +1597,7 @@
     $("ws-token").value = "";
     settings.save("", "");
     connection.reconnect();
+    loadWorld();
   });
 
   // ---- start ---------------------------------------------------------------------------------------------
@@ -1391,11 +1613,13 @@
   }
   refreshControls();
   connection.connect();
+  loadWorld();
 
   // For tests and the curious: the state of the page, read-only.
   window.visualDegrees = Object.freeze({
     get run() { return run ? { ...run } : null; },
     get connected() { return connection.open; },
+    get world() { return world.info ? { ...world.info } : null; },
     get zoom() { return { ...(graphView.shown || { k: 1, tx: 0, ty: 0 }) }; }, // as drawn
     dropConnection() { if (connection.socket) connection.socket.close(4000, "dropped on purpose"); },
   });

@@ -1,13 +1,23 @@
-"""The doctor reports configured / reachable per provider and never prints a secret."""
+"""The doctor reports the sandbox, configured / reachable per live provider, never prints a secret,
+and fails only for what is configured and broken (or, asked to, while live mode is not ready)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
 from visual_degrees.config import Settings
-from visual_degrees.doctor import DoctorCheck, format_report, run_doctor
+from visual_degrees.doctor import (
+    DoctorCheck,
+    SandboxCheck,
+    check_sandbox,
+    format_report,
+    live_ready,
+    run_doctor,
+    verdict_code,
+)
 from visual_degrees.domain.errors import ConfigurationError, ProviderError, TransientProviderError
 
 BRAVE_KEY = "brave-key-do-not-print"
@@ -132,13 +142,16 @@ def test_the_report_is_a_table_with_a_verdict_on_the_selected_providers() -> Non
             aws_ready=lambda: None,
         )
     )
-    lines = report.splitlines()
-    assert lines[0].split()[:6] == ["provider", "role", "used", "configured", "reachable", "status"]
+    lines = [line.strip() for line in report.splitlines()]
+    assert lines[0] == "Live providers (visual-degrees run A B --providers live)"
+    assert lines[1].split()[:6] == ["provider", "role", "used", "configured", "reachable", "status"]
     assert any(line.startswith("brave") and "answered with 1 hit(s)" in line for line in lines)
     assert any(line.startswith("fetcher") and "127.0.0.1/32" in line for line in lines)
     assert any(line.startswith("secrets") and "Secrets Manager" in line for line in lines)
-    # gemini is the selected planner and has no key
-    assert lines[-1] == "selected providers failing: gemini"
+    # gemini is the selected planner and has no key: optional, not a failure
+    assert "Live mode: ready." in lines
+    assert any(line.startswith("The gemini planner is optional") for line in lines)
+    assert lines[-1] == "Nothing configured is broken."
 
 
 @pytest.mark.parametrize("engine", ["brave", "google"])
@@ -146,6 +159,61 @@ def test_the_selected_search_engine_is_marked_used(engine: str) -> None:
     checks = by_provider(run_doctor(Settings(search_engine=engine), probes={}, aws_ready=lambda: None))
     assert checks[engine].selected is True
     assert checks["google" if engine == "brave" else "brave"].selected is False
+
+
+def test_a_sandbox_user_without_any_key_is_told_the_sandbox_is_ready_and_what_live_mode_needs(
+    tmp_path: Path,
+) -> None:
+    # Given no key and no AWS credentials at all
+    checks = run_doctor(Settings(), probes={}, aws_ready=lambda: "no AWS credentials found")
+    sandbox = check_sandbox(tmp_path / "state")
+
+    # Then nothing fails: the sandbox is ready, live mode is merely not set up
+    assert sandbox.ready and str(tmp_path / "state") in sandbox.detail
+    assert not any(c.broken for c in checks)
+    assert {c.status for c in checks if not c.configured} == {"not set up"}
+    assert verdict_code(checks, sandbox, require_live=False) == 0
+    report = format_report(checks, sandbox)
+    assert "FAIL" not in report
+    assert "Sandbox: ready." in report
+    assert (
+        "Live mode: not set up. It would need VD_BRAVE_API_KEY (Brave image search) and "
+        "AWS credentials and a region (Rekognition)." in report
+    )
+    # And asked to require live mode, it fails
+    assert verdict_code(checks, sandbox, require_live=True) == 1
+
+
+def test_only_what_is_configured_and_broken_fails() -> None:
+    # Given a Brave key that the service refuses, and nothing else configured
+    checks = run_doctor(
+        Settings(brave_api_key=BRAVE_KEY),
+        probes={"brave": raises(ConfigurationError("Brave rejected the API key (HTTP 401)"))},
+        aws_ready=lambda: "no AWS credentials found",
+    )
+    by_name = by_provider(checks)
+    assert by_name["brave"].status == "FAIL" and by_name["brave"].broken
+    assert by_name["google"].status == "not set up" and not by_name["google"].broken
+    assert verdict_code(checks, None, require_live=False) == 1
+    assert "Configured but failing: brave (Brave rejected the API key (HTTP 401))" in format_report(checks)
+
+
+def test_live_mode_is_ready_with_search_and_recognition_the_planner_being_optional() -> None:
+    checks = run_doctor(
+        Settings(brave_api_key=BRAVE_KEY),
+        probes={"brave": lambda: "answered", "rekognition": lambda: "reachable"},
+        aws_ready=lambda: None,
+    )
+    assert live_ready(checks)
+    assert verdict_code(checks, SandboxCheck(True, "ok"), require_live=True) == 0
+
+
+def test_a_state_dir_that_cannot_be_written_is_a_sandbox_failure(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("", encoding="utf-8")
+    sandbox = check_sandbox(blocker / "state")  # below a file: can never be created
+    assert not sandbox.ready and "not writable" in sandbox.detail
+    assert verdict_code([], sandbox, require_live=False) == 1
 
 
 OPENAI_KEY = "openai-key-do-not-print"

@@ -28,6 +28,10 @@ def test_display_name_means_every_namesake(web):
 def test_unknown_names_and_indistinguishable_pairs_are_refused(web):
     with pytest.raises(UnknownPerson):
         resolve(web, "Nobody Here")
+    with pytest.raises(
+        UnknownPerson, match=r"'Kevin Bacn' is not anyone in this world \(did you mean Kevin Bacon\?\)"
+    ):
+        resolve(web, "Kevin Bacn")
     # two namesakes share a display name: a run could not be asked about one and not the other
     with pytest.raises(InvalidInput, match="share one display name"):
         pair_of(web, "Bacon, Kevin (I)", "Bacon, Kevin (II)")

@@ -280,7 +280,7 @@ class LocalServer:
                 return plain(421, "this server does not answer to that host name")
             upgrade = request.headers.get("Upgrade", "").lower() == "websocket"
             if url.path != WS_PATH:
-                return not_found() if upgrade else site.respond(url.path)
+                return not_found() if upgrade else site.respond(request.path)  # query: /api/names
             if not upgrade:
                 return None  # websockets answers 426 Upgrade Required
             origin = request.headers.get("Origin")

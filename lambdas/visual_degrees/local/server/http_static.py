@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from websockets.datastructures import Headers
 from websockets.http11 import Response
 
+from visual_degrees.local.world_info import API_PREFIX, WorldInfo
 from visual_degrees.sandbox.render import render_svg
 
 if TYPE_CHECKING:
@@ -49,13 +50,18 @@ class StaticSite:
 
     def __init__(self, web: PhotoWeb | None) -> None:
         self._web = web
+        self._api = WorldInfo(web)  # /api/world, /api/names: the sandbox world's example pair and names
         root = resources.files("visual_degrees") / "web"
         self._assets = {
             path: _Asset((root / name).read_bytes(), kind) for path, (name, kind) in _PAGE_FILES.items()
         }
 
     def respond(self, path: str) -> Response:
-        path = path.split("?", 1)[0]
+        path, _, query = path.partition("?")
+        if path.startswith(API_PREFIX) and (answer := self._api.respond(path, query)):
+            return _response(
+                answer.status, answer.encoded(), "application/json; charset=utf-8", _PHOTO_POLICY
+            )
         if asset := self._assets.get(path):
             return _response(200, asset.body, asset.content_type, PAGE_POLICY, cache="no-cache")
         if path == "/healthz":
@@ -95,6 +101,7 @@ def plain(status: int, text: str, **headers: str) -> Response:
 
 _REASONS = {
     200: "OK",
+    400: "Bad Request",
     401: "Unauthorized",
     403: "Forbidden",
     404: "Not Found",
