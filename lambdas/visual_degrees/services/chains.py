@@ -79,36 +79,42 @@ def neighbours(scope: RunScope, book: LeadBook, key: str) -> set[str]:
 
 
 def best_chain(scope: RunScope, book: LeadBook) -> Chain | None:
-    """The cheapest chain A..B of at most max_hops pairs (ties: fewer pairs), or None."""
+    """The cheapest chain A..B of at most max_hops pairs (ties: fewer pairs), or None.
+
+    Dijkstra over (person, pairs so far): a person reached cheaply but late must not hide a dearer
+    route that reaches them early enough to go on; a state is skipped only when the same person
+    was settled before (so at no higher cost) in no more pairs."""
     state = scope.state
     a, b, max_hops = state.person_a.key, state.person_b.key, scope.options.max_hops
-    best: dict[str, tuple[float, int]] = {a: (0.0, 0)}
-    parent: dict[str, str] = {}
+    fewest: dict[str, int] = {}  # person -> fewest pairs of a settled state (costs only grow)
+    dist: dict[tuple[str, int], float] = {(a, 0): 0.0}
+    parent: dict[tuple[str, int], tuple[str, int]] = {}
     heap: list[tuple[float, int, str]] = [(0.0, 0, a)]
     while heap:
         cost, hops, node = heapq.heappop(heap)
-        if best.get(node) != (cost, hops):
+        if fewest.get(node, max_hops + 1) <= hops or cost > dist[node, hops]:
             continue
+        fewest[node] = hops
         if node == b:
-            break
+            keys = [b]
+            at = (b, hops)
+            while at in parent:
+                at = parent[at]
+                keys.append(at[0])
+            return Chain(keys=keys[::-1], cost=cost)
         if hops >= max_hops:
             continue
         for nxt in sorted(neighbours(scope, book, node)):
+            if fewest.get(nxt, max_hops + 1) <= hops + 1:
+                continue
             step = pair_cost(scope, book, node, nxt)
             if step is None:
                 continue
-            cand = (cost + step, hops + 1)
-            if nxt not in best or cand < best[nxt]:
-                best[nxt] = cand
-                parent[nxt] = node
-                heapq.heappush(heap, (cand[0], cand[1], nxt))
-    if b not in parent:
-        return None
-    keys = [b]
-    while keys[-1] != a:
-        keys.append(parent[keys[-1]])
-    keys.reverse()
-    return Chain(keys=keys, cost=best[b][0])
+            if cost + step < dist.get((nxt, hops + 1), float("inf")):
+                dist[nxt, hops + 1] = cost + step
+                parent[nxt, hops + 1] = (node, hops)
+                heapq.heappush(heap, (cost + step, hops + 1, nxt))
+    return None
 
 
 def next_pair(scope: RunScope, book: LeadBook) -> list[str] | None:

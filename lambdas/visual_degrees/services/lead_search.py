@@ -46,7 +46,7 @@ def direct(scope: RunScope) -> Outcome:
     query = pair_query(a.name, b.name)
     got = chains.read(scope, query, [a.key, b.key])
     book = LeadBook(scope)
-    photos = book.photos_of_pair(a.key, b.key)
+    photos = book.photos_of_pair(a.key, b.key) or blind_look(book, query, [a.key, b.key])
     looked = chains.look(scope, book, photos[: scope.options.images_per_search])
     if scope.graph.confidence(a.key, b.key) is not None:
         scope.status(f"Found a photo of {a.name} with {b.name}")
@@ -84,16 +84,20 @@ def discover(scope: RunScope) -> Outcome:
     who = " and ".join(chains.name(scope, book, k) for k in subjects)
     scope.status(f"Who appears with {who}? Searching {query!r}", side=plan["side"])
     got = chains.read(scope, query, subjects)
+    book = LeadBook(scope)
+    blind = blind_look(book, query, subjects)
+    looked = chains.look(scope, book, blind[: scope.options.images_per_search]) if blind else Observed()
     reached, confirming = settle(scope, "s2")
-    return Outcome(reached=reached, observed=[got, confirming], found=True)
+    return Outcome(reached=reached, observed=[got, looked, confirming], found=True)
 
 
 def select(scope: RunScope) -> Outcome:
     """S3: let the planner match the sides if they changed, then pick the next pair to prove."""
     book = LeadBook(scope)
-    if scope.decide("consulted", partial(matching.consult, scope, book)):
-        book = LeadBook(scope)
     pair = scope.decide("pair", partial(chains.next_pair, scope, book))
+    # The planner is asked only when the run's own leads show no chain to work on.
+    if pair is None and scope.decide("consulted", partial(matching.consult, scope, book)):
+        pair = scope.decide("pair.after", partial(chains.next_pair, scope, LeadBook(scope)))
     if pair is None:
         return Outcome()
     x, y = (chains.name(scope, book, k) for k in pair)
@@ -124,6 +128,18 @@ def advance(scope: RunScope) -> Outcome:
         observed = chains.prove(scope, book, *pair)
     reached, confirming = settle(scope, "s5")
     return Outcome(reached=reached, observed=[observed, confirming])
+
+
+def blind_look(book: LeadBook, query: str, subjects: list[str]) -> list[str]:
+    """Photos of the page for `query` to recognise although their titles name nobody known: when a
+    page about someone names them in no title at all (titles on the live web are often a file name
+    or a place), its first results are the best guess there is, as a search engine ranks them. None
+    when every subject is named in some title (the leads then say where to look)."""
+    named = {key for key in subjects if book.named_count(key)}
+    if len(named) == len(subjects):
+        return []
+    page = [url for url, photo in book.photos.items() if query in photo.queries]
+    return [url for url in page if named.isdisjoint(book.photos[url].keys) and book.available(url)]
 
 
 def _expansion(scope: RunScope, book: LeadBook) -> dict[str, Any] | None:

@@ -262,7 +262,7 @@ def test_a_configured_openai_compatible_server_is_probed_and_fails_only_when_bro
     report = format_report(broken)
     assert by_provider(broken)["openai"].ok is False
     assert OPENAI_KEY not in report
-    assert report.splitlines()[-1] == "selected providers failing: openai"
+    assert report.splitlines()[-1].startswith("Configured but failing: openai (model 'llama3.1:8b' not found")
     # Offline, a configured server is reported, not probed
     offline = by_provider(run_doctor(settings, network=False, aws_ready=lambda: None))
     row = offline["openai"]
