@@ -233,7 +233,8 @@ class AwsRuntime:
 
     def live_providers(self) -> Providers:
         """Built from settings (keys from the secret, cached 5 minutes) and rebuilt when the keys
-        change, so keys put into the secret after a deploy reach warm containers. Settings are looked
+        or the secret's plain settings change, so what is put into the secret after a deploy
+        reaches warm containers. Settings are looked
         at again at most every `recheck_seconds`: a step calls its providers dozens of times."""
         with self._lock:
             if self._live is not None and time.monotonic() - self._checked_at < self._recheck:
@@ -246,6 +247,11 @@ class AwsRuntime:
             settings.search_engine,
             settings.planner,
             settings.bedrock_model_id,
+            # what the secret may change besides keys: the search engine id, the self-hosted
+            # planner's address and model (config.PLAIN_SECRET_FIELDS)
+            settings.google_cx or "",
+            settings.openai_base_url or "",
+            settings.openai_model or "",
             *settings.secret_values(),
         ]
         fingerprint = hashlib.sha256("\0".join(basis).encode("utf-8")).hexdigest()
