@@ -37,7 +37,7 @@ from visual_degrees.constants import (
 from visual_degrees.domain.costs import DEFAULT_COSTS, CostTable
 from visual_degrees.domain.errors import ConfigurationError
 from visual_degrees.domain.models import Face, FetchedImage, ImageHit, RunOptions
-from visual_degrees.domain.planning import PlannerContext, PlannerReply
+from visual_degrees.domain.planning import ConnectContext, ConnectReply, PlannerContext, PlannerReply
 from visual_degrees.handlers.catalog import PLANNING_STEPS, PROVIDER_STEPS
 from visual_degrees.handlers.observability import trace_http_clients
 from visual_degrees.handlers.run_metrics import report_finished
@@ -106,8 +106,9 @@ class _NotProvided:
 
 class _Deferred:
     """Live providers resolved at the first call, not when the step's context is built: a step that
-    is memoised or cancelled never reads the secret or builds a client. A planner that is not
-    configured answers ConfigurationError, which the selection step treats as 'fall back'."""
+    is memoised or cancelled never reads the secret or builds a client. Both planner requests
+    (plan, connect) are forwarded; a planner that is not configured answers ConfigurationError,
+    which the services treat as 'fall back' (plan) or 'no hunches' (connect)."""
 
     def __init__(self, resolve: Callable[[], Providers]) -> None:
         self._resolve = resolve
@@ -126,6 +127,13 @@ class _Deferred:
         if planner is None:
             raise ConfigurationError("no planner is configured")
         return planner.plan(context)
+
+    def connect(self, context: ConnectContext) -> ConnectReply:
+        connect = getattr(self._resolve().planner, "connect", None)
+        if connect is None:
+            raise ConfigurationError("no planner that matches the two sides is configured")
+        reply: ConnectReply = connect(context)
+        return reply
 
 
 class AwsRuntime:

@@ -11,6 +11,8 @@ import pytest
 from botocore.stub import Stubber
 
 from tests.integration.handlers.helpers import REGION
+from tests.support.fake_wire_servers import FakeOpenAI
+from tests.support.planner_cases import ROUTE, connect_context
 from visual_degrees.config import PLAIN_SECRET_FIELDS
 from visual_degrees.constants import ENV_SECRET_ARN
 from visual_degrees.domain.errors import ConfigurationError
@@ -111,3 +113,29 @@ def test_steps_that_call_no_provider_never_read_the_secret(aws, context):
     # And their providers refuse to be used
     with pytest.raises(ConfigurationError, match="no providers"):
         runtime.providers_for("finalize_success").search.search("A B", 5)
+
+
+def test_the_planning_step_forwards_both_planner_requests_to_the_live_planner(aws):
+    # Given a planning step whose deployment selects a self-hosted planner
+    with FakeOpenAI(connect=lambda data: json.loads(ROUTE)) as server:
+        environ = {
+            **aws.environ,
+            "VD_BRAVE_API_KEY": "brave-key-7d1f0c2b9e",
+            "VD_PLANNER": "openai",
+            "VD_OPENAI_BASE_URL": server.base_url,
+            "VD_OPENAI_MODEL": "llama3.1:8b",
+        }
+        planner = aws.runtime(environ=environ).providers_for("select_next_expansion").planner
+        # When the step asks it to connect the sides (services/matching only asks a planner that can)
+        assert planner is not None and hasattr(planner, "connect")
+        reply = planner.connect(connect_context())
+        # Then the request reached the live planner, as a connect request
+        assert len(reply.links) == 2
+        assert server.kinds == ["connect"]
+
+
+def test_without_a_configured_planner_connect_is_a_configuration_error(aws):
+    environ = {**aws.environ, "VD_BRAVE_API_KEY": "brave-key-7d1f0c2b9e", "VD_PLANNER": "gemini"}
+    planner = aws.runtime(environ=environ).providers_for("select_next_expansion").planner
+    with pytest.raises(ConfigurationError, match="no planner"):
+        planner.connect(connect_context())
