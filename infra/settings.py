@@ -20,7 +20,7 @@ from visual_degrees.domain.errors import ConfigurationError
 from visual_degrees.domain.models import RunOptions
 
 SearchEngine = Literal["brave", "google"]
-PlannerName = Literal["gemini", "bedrock"]
+PlannerName = Literal["gemini", "bedrock", "openai"]
 RemovalName = Literal["destroy", "retain"]
 LogLevel = Literal["DEBUG", "INFO", "WARNING", "ERROR"]
 

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+from typing import get_args
 
 import pytest
 
 from infra.settings import DeploymentSettings
 from tests.support.cdk_template import REPO_ROOT
+from visual_degrees.config import Settings
 from visual_degrees.domain.errors import ConfigurationError
 
 
@@ -68,3 +70,13 @@ def test_bad_context_is_refused_naming_the_key(context: dict[str, object], named
     with pytest.raises(ConfigurationError, match="invalid CDK context") as caught:
         DeploymentSettings.from_mapping(context)
     assert named in str(caught.value)
+
+
+def test_every_planner_the_runtime_knows_can_be_deployed() -> None:
+    # The deployment's planner names are the runtime's (config.Settings.planner), no more, no fewer
+    runtime_names = set(get_args(Settings.model_fields["planner"].annotation))
+    deployable = set(get_args(DeploymentSettings.model_fields["planner"].annotation))
+    assert deployable == runtime_names == {"gemini", "bedrock", "openai"}
+    assert DeploymentSettings.from_mapping({"planner": "openai"}).planner == "openai"
+    with pytest.raises(ConfigurationError, match="planner"):
+        DeploymentSettings.from_mapping({"planner": "ollama"})

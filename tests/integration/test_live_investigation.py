@@ -1,7 +1,10 @@
 """A whole `visual-degrees run --providers live` investigation against fake Brave, Rekognition and
 Gemini (or OpenAI-compatible) servers on 127.0.0.1 that speak the real wire formats: the live
 adapters run unchanged, configured only through environment variables (base URLs, boto3's
-AWS_ENDPOINT_URL_REKOGNITION)."""
+AWS_ENDPOINT_URL_REKOGNITION).
+
+The planner's two requests are both exercised: the seed strategy asks it to rank candidates
+(`plan`), the default strategy to match the two sides (`connect`)."""
 
 from __future__ import annotations
 
@@ -9,6 +12,7 @@ import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -65,7 +69,9 @@ def wire(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Wire]:
 
 
 def script_two_hop_web(wire: Wire) -> dict[str, bytes]:
-    """Bacon and Hanks: no photo together; Bacon with Sinise; Sinise with Hanks."""
+    """Bacon and Hanks: no photo together; Bacon with Sinise; Sinise with Hanks. Titles name people
+    in full where a caption would (the default strategy reads them as leads); no title names Hanks
+    on the first page, so only the planner can say where to look for him."""
     photos = {
         "bacon-sinise": photo_bytes("bacon-sinise"),
         "bacon-solo": photo_bytes("bacon-solo", fmt="WEBP"),
@@ -81,8 +87,11 @@ def script_two_hop_web(wire: Wire) -> dict[str, bytes]:
     hostile = FakeHit("http://169.254.169.254/latest/meta-data/iam/", "https://evil.example", "metadata")
     wire.brave.add("Kevin Bacon Tom Hanks", [FakeHit(solo_webp, "https://news.example/1", "Bacon"), hostile])
     copy = wire.images.add("/copy-of-bacon-sinise", photos["bacon-sinise"])
+    bacon_sinise = FakeHit(
+        url["bacon-sinise"], "https://news.example/2", "Kevin Bacon and Gary Sinise at the Apollo 13 premiere"
+    )
     bacon_hits = [
-        FakeHit(url["bacon-sinise"], "https://news.example/2", "Bacon and Sinise"),
+        bacon_sinise,
         # the same picture at a second address is recognised (and paid for) once
         FakeHit(copy, "https://mirror.example/2"),
         FakeHit(url["bacon-sedgwick"], "https://news.example/4", "Bacon and Sedgwick"),
@@ -90,19 +99,32 @@ def script_two_hop_web(wire: Wire) -> dict[str, bytes]:
     # discovery asks for group photos first ("X cast"), then the bare name
     wire.brave.add("Kevin Bacon cast", bacon_hits)
     wire.brave.add("Kevin Bacon", bacon_hits)
+    wire.brave.add("Kevin Bacon Gary Sinise", [bacon_sinise])
     wire.brave.add(
-        "Gary Sinise Tom Hanks", [FakeHit(url["sinise-hanks"], "https://news.example/3", "Sinise, Hanks")]
+        "Gary Sinise Tom Hanks",
+        [
+            FakeHit(
+                url["sinise-hanks"],
+                "https://news.example/3",
+                "Gary Sinise and Tom Hanks, Forrest Gump reunion",
+            )
+        ],
     )
     return photos
+
+
+def run_live(capsys: pytest.CaptureFixture[str], strategy: str = "seed") -> tuple[int, list[dict], str]:
+    code = main(["run", "Kevin Bacon", "Tom Hanks", "--providers", "live", "--json", "--strategy", strategy])
+    out = capsys.readouterr()
+    return code, [json.loads(line) for line in out.out.splitlines()], out.out + out.err
 
 
 def test_a_live_investigation_runs_end_to_end_on_the_wire(
     wire: Wire, capsys: pytest.CaptureFixture[str]
 ) -> None:
     script_two_hop_web(wire)
-    # When the CLI runs with the live providers
-    code = main(["run", "Kevin Bacon", "Tom Hanks", "--providers", "live", "--json"])
-    events = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    # When the CLI runs with the live providers (the seed strategy: discovery, then plans)
+    code, events, _ = run_live(capsys)
     # Then it proves Bacon — Sinise — Hanks with the photos the fake web holds
     assert code == 0
     final = events[-1]
@@ -121,11 +143,13 @@ def test_a_live_investigation_runs_end_to_end_on_the_wire(
     assert usage["searches"] == len(wire.brave.searches)
     assert usage["recognitions"] == len(wire.rekognition.calls)
     assert usage["llmCalls"] == len(wire.gemini.calls) >= 1
+    assert set(wire.gemini.kinds) == {"plan"}
     assert [e["seq"] for e in events] == list(range(1, len(events) + 1))
 
 
 def test_keys_never_reach_the_events_or_the_terminal(wire: Wire, capsys: pytest.CaptureFixture[str]) -> None:
     script_two_hop_web(wire)
+    wire.gemini.connect = knows_the_route
     main(["run", "Kevin Bacon", "Tom Hanks", "--providers", "live"])
     out = capsys.readouterr()
     for secret in ("brave-secret-token", "gemini-secret-key"):
@@ -135,8 +159,7 @@ def test_keys_never_reach_the_events_or_the_terminal(wire: Wire, capsys: pytest.
 def test_a_search_engine_that_keeps_failing_ends_in_an_error_event(wire: Wire, capsys) -> None:
     script_two_hop_web(wire)
     wire.brave.fail_next(503, "UNAVAILABLE", times=50)
-    code = main(["run", "Kevin Bacon", "Tom Hanks", "--providers", "live", "--json"])
-    events = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    code, events, _ = run_live(capsys, "default")
     assert code == 1
     assert events[-1]["type"] == "error"
     assert events[-1]["data"]["code"] == "provider_unavailable"
@@ -157,12 +180,6 @@ def openai(wire: Wire, monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeOpenAI]:
         monkeypatch.setenv("VD_OPENAI_MODEL", "llama3.1:8b")
         monkeypatch.setenv("VD_OPENAI_API_KEY", OPENAI_KEY)
         yield server
-
-
-def run_live(capsys: pytest.CaptureFixture[str]) -> tuple[int, list[dict], str]:
-    code = main(["run", "Kevin Bacon", "Tom Hanks", "--providers", "live", "--json"])
-    out = capsys.readouterr()
-    return code, [json.loads(line) for line in out.out.splitlines()], out.out + out.err
 
 
 def test_a_live_investigation_with_a_self_hosted_planner(
@@ -195,14 +212,19 @@ def test_a_model_answering_prose_is_fed_back_then_the_fallback_decides(
     # Then the deterministic fallback still finds the path
     assert code == 0
     assert events[-1]["data"]["path"] == ["Kevin Bacon", "Gary Sinise", "Tom Hanks"]
-    # And each plan asked twice: the second attempt carried the failure back as data
+    # And each plan asked twice: the second attempt carried the failure back as data, naming it
     bodies = openai.bodies()
     assert len(bodies) >= 2 and len(bodies) % 2 == 0
     first, second = (json.loads(b["messages"][1]["content"].split("\n")[1]) for b in bodies[:2])
     assert first["previousErrors"] == []
-    assert second["previousErrors"] == ["the previous answer could not be used (provider_error)"]
-    # And every attempt was counted against the LLM budget
-    assert events[-1]["data"]["usage"]["llmCalls"] == len(bodies)
+    (fed_back,) = second["previousErrors"]
+    assert fed_back.startswith("the previous answer could not be used (provider_error): ")
+    assert "no usable JSON plan" in fed_back and "nextCandidates" in fed_back
+    # And every attempt was counted against the LLM budget, with the tokens the server reported
+    usage = events[-1]["data"]["usage"]
+    assert usage["llmCalls"] == len(bodies)
+    assert usage["llmTokensIn"] == sum(openai.reported("prompt_tokens"))
+    assert usage["llmTokensOut"] == sum(openai.reported("completion_tokens"))
 
 
 def test_a_planner_server_failing_with_500s_falls_back_within_budget(
@@ -215,3 +237,92 @@ def test_a_planner_server_failing_with_500s_falls_back_within_budget(
     assert events[-1]["data"]["path"] == ["Kevin Bacon", "Gary Sinise", "Tom Hanks"]
     # each logical call (counted once) was tried three times on the wire, then the fallback decided
     assert len(openai.calls) == 3 * events[-1]["data"]["usage"]["llmCalls"] > 0
+
+
+# ---- the default strategy: the planner matches the two sides (connect) -------------------------
+
+
+def knows_the_route(data: dict[str, Any]) -> dict[str, Any]:
+    """A planner that remembers Apollo 13 and Forrest Gump: a route from Bacon's side to Hanks'."""
+    return {
+        "links": [
+            {"a": "Kevin Bacon", "b": "Gary Sinise", "film": "Apollo 13", "confidence": 0.9},
+            {"a": "Gary Sinise", "b": "Tom Hanks", "film": "Forrest Gump", "confidence": 0.95},
+        ],
+        "narration": "Gary Sinise made a film with each of them.",
+    }
+
+
+def planner_hunches(events: list[dict]) -> list[dict]:
+    return [h for e in events if e["data"].get("source") == "planner" for h in e["data"].get("hunches", [])]
+
+
+def assert_the_hunches_were_proven_by_photos(events: list[dict]) -> None:
+    """The path the planner suggested, every edge citing a photo an evidence event showed."""
+    final = events[-1]
+    assert final["type"] == "final"
+    assert final["data"]["path"] == ["Kevin Bacon", "Gary Sinise", "Tom Hanks"]
+    assert {"a": "Kevin Bacon", "b": "Gary Sinise", "film": "Apollo 13"} in planner_hunches(events)
+    shown = {e["data"]["imageUrl"] for e in events if e["type"] == "evidence"}
+    assert {edge["evidence"]["imageUrl"] for edge in final["data"]["edges"]} <= shown
+
+
+def test_the_default_strategy_asks_gemini_to_connect_the_sides(
+    wire: Wire, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Given a web where no title names Tom Hanks until someone says where to look, and a planner
+    # that knows who worked with whom
+    script_two_hop_web(wire)
+    wire.gemini.connect = knows_the_route
+    # When the CLI runs with the default strategy
+    code, events, _ = run_live(capsys, "default")
+    # Then the planner was asked to connect the sides, and its hunches were checked with photos
+    assert code == 0
+    assert_the_hunches_were_proven_by_photos(events)
+    assert "connect" in wire.gemini.kinds and "plan" not in wire.gemini.kinds
+    # And the run's LLM usage is exactly what went over the wire
+    usage = events[-1]["data"]["usage"]
+    assert usage["llmCalls"] == len(wire.gemini.calls) >= 1
+    assert usage["llmTokensIn"] == sum(wire.gemini.reported("promptTokenCount"))
+    assert usage["llmTokensOut"] == sum(wire.gemini.reported("candidatesTokenCount"))
+
+
+def test_a_self_hosted_planner_connects_the_sides(
+    wire: Wire, openai: FakeOpenAI, capsys: pytest.CaptureFixture[str]
+) -> None:
+    script_two_hop_web(wire)
+    openai.connect = knows_the_route
+    code, events, output = run_live(capsys, "default")
+    assert code == 0
+    assert_the_hunches_were_proven_by_photos(events)
+    # The connect request asked for its own strict schema, and only this server was called
+    bodies = openai.bodies()
+    assert {b["response_format"]["json_schema"]["name"] for b in bodies} == {"connect_reply"}
+    assert wire.gemini.calls == []
+    usage = events[-1]["data"]["usage"]
+    assert usage["llmCalls"] == len(bodies) >= 1
+    assert usage["llmTokensIn"] == sum(openai.reported("prompt_tokens"))
+    assert usage["llmTokensOut"] == sum(openai.reported("completion_tokens"))
+    assert OPENAI_KEY not in output
+
+
+def test_a_model_answering_prose_to_connect_is_fed_back_then_no_hunch_is_kept(
+    wire: Wire, openai: FakeOpenAI, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Given a model that answers prose naming a plausible route, never JSON
+    script_two_hop_web(wire)
+    openai.reply_text = "Gary Sinise worked with both of them, on Apollo 13 and on Forrest Gump."
+    # When the run asks it where to look for Tom Hanks
+    code, events, _ = run_live(capsys, "default")
+    # Then nothing of the prose becomes a hunch, let alone a link: the run ends honestly
+    assert code != 0
+    assert events[-1]["type"] == "no_path"
+    assert planner_hunches(events) == []
+    assert not any(e["type"] in ("evidence", "path_update") for e in events)
+    # And it was asked twice, the second time with the failure as data; both attempts counted
+    bodies = openai.bodies()
+    assert len(bodies) == 2
+    first, second = (json.loads(b["messages"][1]["content"].split("\n")[1]) for b in bodies)
+    assert "sideA" in first and first["previousErrors"] == []
+    assert second["previousErrors"][0].startswith("the previous answer could not be used (provider_error)")
+    assert events[-1]["data"]["usage"]["llmCalls"] == len(bodies)

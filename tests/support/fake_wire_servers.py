@@ -6,10 +6,12 @@ They speak the real wire formats, so the live adapters run against them unchange
 - Rekognition: AWS JSON 1.1, `POST /` with `X-Amz-Target: RekognitionService.RecognizeCelebrities`,
   body `{"Image": {"Bytes": base64}}`; SigV4 headers are accepted and ignored; errors as
   `{"__type": ..., "Message": ...}` so botocore raises the usual ClientError codes.
-- Gemini: `POST /{version}/models/{model}:generateContent`, answering a plan computed from the
+- Gemini: `POST /{version}/models/{model}:generateContent`, answering a plan or a list of links
+  (whichever the request asks for: a connect request's data has `sideA`) computed from the
   planner's own data block (or scripted text), with usage metadata.
 - OpenAI-compatible (Ollama, vLLM, LM Studio): `POST /v1/chat/completions` and `GET /v1/models`,
-  with the servers' differences that matter (response formats refused, usage left out).
+  with the servers' differences that matter (response formats refused, usage left out), answering
+  both request kinds the same way.
 - Images: any bytes at any path, plus redirects, endless bodies and stalls for the fetcher's tests
   (HTTPS too, given a server TLS context).
 
@@ -434,19 +436,72 @@ def first_candidates_plan(data: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-class FakeGemini(WireServer):
+def no_links(data: dict[str, Any]) -> dict[str, Any]:
+    """A planner that knows nobody: a valid connect answer with no pairs."""
+    return {"links": [], "narration": "I cannot place any of these people together."}
+
+
+def request_kind(data: dict[str, Any]) -> str:
+    """ "connect" for a connect request's data block (the two sides), else "plan"."""
+    return "connect" if "sideA" in data else "plan"
+
+
+def data_block(user_text: str) -> dict[str, Any] | None:
+    """The planner's JSON document inside <planning_data> tags, or None for any other text."""
+    if not user_text.startswith("<planning_data>\n"):
+        return None
+    document: dict[str, Any] = json.loads(user_text.split("\n", 1)[1].rsplit("\n", 1)[0])
+    return document
+
+
+class _PlannerAnswers:
+    """What the fake LLM servers share: a plan or a list of links computed from the data block
+    (`plan` / `connect`), or `reply_text` verbatim for every request; `kinds` records what each
+    request asked for ("plan", "connect", or "other" for anything without a data block), `usages`
+    the usage each answer reported."""
+
+    def __init__(self, plan: PlanFunction, connect: PlanFunction) -> None:
+        self.plan = plan
+        self.connect = connect
+        self.reply_text: str | None = None
+        self.kinds: list[str] = []
+        self.usages: list[dict[str, int]] = []
+
+    def reported(self, key: str) -> list[int]:
+        """The `key` count of every usage reported so far (e.g. "promptTokenCount")."""
+        return [usage[key] for usage in self.usages if key in usage]
+
+    def answer(self, user_text: str) -> str | None:
+        """The reply text for `user_text`; None when it holds no data block and nothing is scripted."""
+        data = data_block(user_text)
+        kind = "other" if data is None else request_kind(data)
+        self.kinds.append(kind)
+        if self.reply_text is not None:
+            return self.reply_text
+        if data is None:
+            return None
+        return json.dumps(self.connect(data) if kind == "connect" else self.plan(data))
+
+
+class FakeGemini(WireServer, _PlannerAnswers):
     """`POST /{version}/models/{model}:generateContent` answering in the Gemini REST shape.
 
     The planner's data block is parsed out of the request and handed to `plan` (default:
-    `first_candidates_plan`); set `reply_text` to answer raw text instead (e.g. invalid JSON).
-    Point GeminiPlanner at it with `base_url=fake.url` (VD_GEMINI_BASE_URL).
+    `first_candidates_plan`) or, for a connect request, to `connect` (default: `no_links`); set
+    `reply_text` to answer raw text instead (e.g. invalid JSON). Point GeminiPlanner at it with
+    `base_url=fake.url` (VD_GEMINI_BASE_URL).
     """
 
-    def __init__(self, plan: PlanFunction = first_candidates_plan, api_key: str = "test-gemini-key") -> None:
-        super().__init__()
-        self.plan = plan
+    def __init__(
+        self,
+        plan: PlanFunction = first_candidates_plan,
+        api_key: str = "test-gemini-key",
+        *,
+        connect: PlanFunction = no_links,
+    ) -> None:
+        WireServer.__init__(self)
+        _PlannerAnswers.__init__(self, plan, connect)
         self.api_key = api_key
-        self.reply_text: str | None = None
         self._faults: list[Reply] = []
 
     def fail_next(self, status: int = 429, rpc_status: str = "RESOURCE_EXHAUSTED", *, times: int = 1) -> None:
@@ -471,11 +526,9 @@ class FakeGemini(WireServer):
                 return self._faults.pop(0)
         body = json.loads(request.body)
         user_text = body["contents"][0]["parts"][0]["text"]
-        text = self.reply_text
-        if text is None:
-            data = json.loads(user_text.split("\n", 1)[1].rsplit("\n", 1)[0])
-            text = json.dumps(self.plan(data))
+        text = self.answer(user_text) or "OK"
         usage = {"promptTokenCount": len(user_text) // 4, "candidatesTokenCount": len(text) // 4}
+        self.usages.append(usage)
         return _json_reply(
             200,
             {
@@ -491,12 +544,13 @@ class FakeGemini(WireServer):
 # ---- OpenAI-compatible chat completions (Ollama, vLLM, LM Studio) -----------------------------
 
 
-class FakeOpenAI(WireServer):
+class FakeOpenAI(WireServer, _PlannerAnswers):
     """An OpenAI-compatible server under `/v1`, as Ollama, vLLM and LM Studio serve it:
     `POST /v1/chat/completions` and `GET /v1/models`.
 
     The planner's data block is parsed out of the user message and handed to `plan` (default:
-    `first_candidates_plan`); set `reply_text` to answer raw content instead (prose, fenced JSON).
+    `first_candidates_plan`) or, for a connect request, to `connect` (default: `no_links`); set
+    `reply_text` to answer raw content instead (prose, fenced JSON).
     `accepts` names the response_format types the server takes; any other is refused with vLLM's
     400 error document. `usage=False` leaves `usage` out (some servers do). With `api_key`, requests
     need `Authorization: Bearer <key>` (401 otherwise, as OpenAI answers); an unknown model is a 404
@@ -513,14 +567,14 @@ class FakeOpenAI(WireServer):
         api_key: str | None = None,
         accepts: Iterable[str] = ("json_schema", "json_object"),
         list_models: bool = True,
+        connect: PlanFunction = no_links,
     ) -> None:
-        super().__init__()
-        self.plan = plan
+        WireServer.__init__(self)
+        _PlannerAnswers.__init__(self, plan, connect)
         self.models = list(models)
         self.api_key = api_key
         self.accepts = set(accepts)
         self.list_models = list_models
-        self.reply_text: str | None = None
         self.usage = True
         self._faults: list[Reply] = []
 
@@ -572,12 +626,7 @@ class FakeOpenAI(WireServer):
                 },
             )
         user = next((m["content"] for m in body["messages"] if m["role"] == "user"), "")
-        text = self.reply_text
-        if text is None and user.startswith("<planning_data>"):
-            data = json.loads(user.split("\n", 1)[1].rsplit("\n", 1)[0])
-            text = json.dumps(self.plan(data))
-        elif text is None:
-            text = "OK"  # anything else, e.g. the doctor's one-token ping
+        text = self.answer(user) or "OK"  # "OK": anything else, e.g. the doctor's one-token ping
         document: dict[str, Any] = {
             "id": "chatcmpl-fake",
             "object": "chat.completion",
@@ -595,4 +644,5 @@ class FakeOpenAI(WireServer):
                 "completion_tokens": completion,
                 "total_tokens": prompt + completion,
             }
+            self.usages.append(document["usage"])
         return _json_reply(200, document)

@@ -39,7 +39,7 @@ from visual_degrees.domain.ceilings import RunCeilings
 from visual_degrees.domain.costs import DEFAULT_COSTS, CostTable
 from visual_degrees.domain.errors import ConfigurationError
 from visual_degrees.domain.models import Face, FetchedImage, ImageHit, RunOptions
-from visual_degrees.domain.planning import PlannerContext, PlannerReply
+from visual_degrees.domain.planning import ConnectContext, ConnectReply, PlannerContext, PlannerReply
 from visual_degrees.handlers.catalog import PLANNING_STEPS, PROVIDER_STEPS
 from visual_degrees.handlers.observability import trace_http_clients
 from visual_degrees.handlers.run_metrics import report_finished
@@ -116,8 +116,9 @@ class _NotProvided:
 
 class _Deferred:
     """Live providers resolved at the first call, not when the step's context is built: a step that
-    is memoised or cancelled never reads the secret or builds a client. A planner that is not
-    configured answers ConfigurationError, which the selection step treats as 'fall back'."""
+    is memoised or cancelled never reads the secret or builds a client. Both planner requests
+    (plan, connect) are forwarded; a planner that is not configured answers ConfigurationError,
+    which the services treat as 'fall back' (plan) or 'no hunches' (connect)."""
 
     def __init__(self, resolve: Callable[[], Providers]) -> None:
         self._resolve = resolve
@@ -136,6 +137,13 @@ class _Deferred:
         if planner is None:
             raise ConfigurationError("no planner is configured")
         return planner.plan(context)
+
+    def connect(self, context: ConnectContext) -> ConnectReply:
+        connect = getattr(self._resolve().planner, "connect", None)
+        if connect is None:
+            raise ConfigurationError("no planner that matches the two sides is configured")
+        reply: ConnectReply = connect(context)
+        return reply
 
 
 class AwsRuntime:
@@ -245,7 +253,8 @@ class AwsRuntime:
 
     def live_providers(self) -> Providers:
         """Built from settings (keys from the secret, cached 5 minutes) and rebuilt when the keys
-        change, so keys put into the secret after a deploy reach warm containers. Settings are looked
+        or the secret's plain settings change, so what is put into the secret after a deploy
+        reaches warm containers. Settings are looked
         at again at most every `recheck_seconds`: a step calls its providers dozens of times."""
         with self._lock:
             if self._live is not None and time.monotonic() - self._checked_at < self._recheck:
@@ -258,6 +267,11 @@ class AwsRuntime:
             settings.search_engine,
             settings.planner,
             settings.bedrock_model_id,
+            # what the secret may change besides keys: the search engine id, the self-hosted
+            # planner's address and model (config.PLAIN_SECRET_FIELDS)
+            settings.google_cx or "",
+            settings.openai_base_url or "",
+            settings.openai_model or "",
             *settings.secret_values(),
         ]
         fingerprint = hashlib.sha256("\0".join(basis).encode("utf-8")).hexdigest()

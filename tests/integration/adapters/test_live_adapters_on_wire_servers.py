@@ -3,6 +3,7 @@ Rekognition and an image server on 127.0.0.1 that speak the real wire formats.""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -17,12 +18,18 @@ from tests.support.fake_wire_servers import (
     StaticImageServer,
     photo_bytes,
 )
+from tests.support.planner_cases import ROUTE, connect_context
 from visual_degrees.adapters.live.defaults import DEFAULT_GEMINI_MODEL
 from visual_degrees.adapters.live.providers import build_live_providers
 from visual_degrees.config import Settings
 from visual_degrees.doctor import format_report, run_doctor
 from visual_degrees.domain.errors import ConfigurationError, ProviderError, TransientProviderError
-from visual_degrees.domain.planning import CandidateSummary, PlannerContext, validate_reply
+from visual_degrees.domain.planning import (
+    CandidateSummary,
+    PlannerContext,
+    validate_connect,
+    validate_reply,
+)
 from visual_degrees.ports import Providers
 
 TOKEN = "wire-test-token"
@@ -177,3 +184,29 @@ def test_the_gemini_planner_runs_against_a_base_url_on_127_0_0_1() -> None:
         gemini.reply_text = "not json"
         with pytest.raises(ProviderError):
             planner.plan(ctx)
+
+
+def test_the_gemini_planner_connects_the_sides_against_a_base_url_on_127_0_0_1() -> None:
+    with FakeGemini(connect=lambda data: json.loads(ROUTE)) as gemini:
+        settings = Settings(
+            brave_api_key=TOKEN,
+            gemini_api_key="test-gemini-key",
+            gemini_base_url=gemini.url,
+            retry_base_delay=0.0,
+        )
+        planner = build_live_providers(settings).planner
+        assert planner is not None and hasattr(planner, "connect")
+        ctx = connect_context("Meg Ryan")
+        gemini.fail_next(503, "UNAVAILABLE")
+        # When connecting (one 503 absorbed): pairs that validate, tokens as the server reported
+        reply = planner.connect(ctx)
+        links, errors = validate_connect(reply, ctx)
+        assert errors == [] and links is not None and len(links) == 2
+        assert gemini.kinds == ["connect"] and len(gemini.calls) == 2
+        assert reply.tokens_in == sum(gemini.reported("promptTokenCount"))
+        body = json.loads(gemini.calls[-1].body)
+        assert set(body["generationConfig"]["responseSchema"]["properties"]) == {"links", "narration"}
+        # And prose is a provider error for the service to count and feed back
+        gemini.reply_text = "Gary Sinise worked with both."
+        with pytest.raises(ProviderError, match="no usable JSON list of links"):
+            planner.connect(ctx)

@@ -10,13 +10,21 @@ from typing import Any
 import pytest
 
 from tests.support.fake_wire_servers import FakeOpenAI, first_candidates_plan
-from tests.support.planner_cases import HOSTILE, assert_obeyed_reply_is_refused, obedient_answer
+from tests.support.planner_cases import (
+    HOSTILE,
+    ROUTE,
+    assert_obeyed_links_are_refused,
+    assert_obeyed_reply_is_refused,
+    connect_context,
+    obedient_answer,
+    obedient_connect_answer,
+)
 from visual_degrees.adapters.live.planner_openai import OpenAICompatiblePlanner
 from visual_degrees.adapters.live.providers import build_live_providers
 from visual_degrees.config import Settings
 from visual_degrees.doctor import DoctorCheck, default_probes, format_report, run_doctor
 from visual_degrees.domain.errors import ConfigurationError, ProviderError, TransientProviderError
-from visual_degrees.domain.planning import CandidateSummary, PlannerContext, validate_reply
+from visual_degrees.domain.planning import CandidateSummary, PlannerContext, validate_connect, validate_reply
 from visual_degrees.ports import Planner
 
 MODEL = "llama3.1:8b"
@@ -209,3 +217,48 @@ def test_the_doctor_reports_an_unreachable_server_as_not_reachable() -> None:
     checks = {c.provider: c for c in doctor(settings)}
     assert (checks["openai"].reachable, checks["openai"].ok) == (False, False)
     assert "connection failed" in checks["openai"].detail
+
+
+# ---- connect: matching the two sides ------------------------------------------------------------
+
+
+def test_connect_on_the_wire_returns_pairs_that_validate(server: FakeOpenAI) -> None:
+    server.connect = lambda data: json.loads(ROUTE)
+    ctx = connect_context("Meg Ryan")
+    reply = live_planner(server).connect(ctx)
+    links, errors = validate_connect(reply, ctx)
+    assert errors == [] and links is not None
+    assert [(x.a, x.b) for x in links] == [("Kevin Bacon", "Gary Sinise"), ("Gary Sinise", "Tom Hanks")]
+    (body,) = server.bodies()
+    assert server.kinds == ["connect"]
+    assert body["response_format"]["json_schema"]["name"] == "connect_reply"
+    assert reply.tokens_in == sum(len(m["content"]) for m in body["messages"]) // 4 + 7
+
+
+def test_connect_against_a_server_taking_only_json_object_and_reporting_no_usage(server: FakeOpenAI) -> None:
+    server.accepts = {"json_object"}
+    server.usage = False
+    server.reply_text = f"```json\n{ROUTE}\n```"
+    planner = live_planner(server)
+    reply = planner.connect(connect_context())
+    assert len(reply.links) == 2 and reply.tokens_in > 0 and reply.tokens_out == len(server.reply_text) // 4
+    assert response_formats(server) == ["json_schema", "json_object"]
+
+
+def test_prose_instead_of_links_is_a_provider_error_each_time(server: FakeOpenAI) -> None:
+    server.reply_text = "Gary Sinise worked with both of them, on Apollo 13 and on Forrest Gump."
+    planner = live_planner(server)
+    for attempt in (1, 2):
+        with pytest.raises(ProviderError, match="no usable JSON list of links"):
+            planner.connect(connect_context())
+        assert len(server.calls) == attempt
+
+
+def test_a_hostile_name_cannot_widen_the_links(server: FakeOpenAI) -> None:
+    server.connect = lambda data: json.loads(obedient_connect_answer(json.dumps(data)))
+    ctx = connect_context(HOSTILE)
+    reply = live_planner(server).connect(ctx)
+    (body,) = server.bodies()
+    system, user = body["messages"]
+    assert HOSTILE not in system["content"] and HOSTILE in user["content"]
+    assert_obeyed_links_are_refused(reply, ctx)

@@ -4,12 +4,16 @@ the steps that call providers, refreshed when the secret changes, never logged."
 from __future__ import annotations
 
 import json
+from urllib.parse import urlsplit
 
 import boto3
 import pytest
 from botocore.stub import Stubber
 
 from tests.integration.handlers.helpers import REGION
+from tests.support.fake_wire_servers import FakeOpenAI
+from tests.support.planner_cases import ROUTE, connect_context
+from visual_degrees.config import PLAIN_SECRET_FIELDS
 from visual_degrees.constants import ENV_SECRET_ARN
 from visual_degrees.domain.errors import ConfigurationError
 from visual_degrees.domain.models import Person, RunState
@@ -49,6 +53,39 @@ def test_new_keys_in_the_secret_reach_a_warm_container(aws, provider_secret, mon
     assert runtime.live_providers() is not before
 
 
+# The secret's settings that are not keys: each, changed alone, must reach a warm container too.
+PLAIN_CHANGES = {
+    "google_cx": ("cx-first-1234", "cx-second-5678"),
+    "openai_base_url": ("http://10.0.3.7:8000/v1", "http://10.0.3.8:8000/v1"),
+    "openai_model": ("llama3.1:8b", "qwen2.5:7b"),
+}
+
+
+def test_every_plain_secret_setting_is_covered() -> None:
+    assert set(PLAIN_CHANGES) == PLAIN_SECRET_FIELDS
+
+
+@pytest.mark.parametrize("field", sorted(PLAIN_CHANGES))
+def test_a_changed_plain_setting_in_the_secret_reaches_a_warm_container(aws, monkeypatch, field):
+    # Given a warm container whose secret holds the self-hosted planner's and Google's settings
+    first = {**KEYS, **{name: values[0] for name, values in PLAIN_CHANGES.items()}}
+    arn = aws.secretsmanager.create_secret(Name="VisualDegrees-Plain", SecretString=json.dumps(first))["ARN"]
+    monkeypatch.setenv("VD_SECRET_CACHE_SECONDS", "0")
+    environ = {**aws.environ, ENV_SECRET_ARN: arn, "VD_PLANNER": "openai"}
+    runtime = aws.runtime(environ=environ, recheck_seconds=0)
+    before = runtime.live_providers()
+    assert runtime.live_providers() is before
+    # When only that setting changes in the secret
+    now = {**first, field: PLAIN_CHANGES[field][1]}
+    aws.secretsmanager.put_secret_value(SecretId=arn, SecretString=json.dumps(now))
+    # Then the providers are rebuilt from it
+    after = runtime.live_providers()
+    assert after is not before
+    endpoint = after.planner.for_run().endpoint
+    host = urlsplit(now["openai_base_url"]).netloc
+    assert endpoint.what == f"chat endpoint {host} ({now['openai_model']})"
+
+
 def test_a_missing_search_key_fails_the_searching_step_with_a_configuration_error(aws, context):
     # Given the provider secret without a search key
     empty = aws.secretsmanager.create_secret(Name="VisualDegrees-Empty", SecretString="{}")["ARN"]
@@ -76,3 +113,29 @@ def test_steps_that_call_no_provider_never_read_the_secret(aws, context):
     # And their providers refuse to be used
     with pytest.raises(ConfigurationError, match="no providers"):
         runtime.providers_for("finalize_success").search.search("A B", 5)
+
+
+def test_the_planning_step_forwards_both_planner_requests_to_the_live_planner(aws):
+    # Given a planning step whose deployment selects a self-hosted planner
+    with FakeOpenAI(connect=lambda data: json.loads(ROUTE)) as server:
+        environ = {
+            **aws.environ,
+            "VD_BRAVE_API_KEY": "brave-key-7d1f0c2b9e",
+            "VD_PLANNER": "openai",
+            "VD_OPENAI_BASE_URL": server.base_url,
+            "VD_OPENAI_MODEL": "llama3.1:8b",
+        }
+        planner = aws.runtime(environ=environ).providers_for("select_next_expansion").planner
+        # When the step asks it to connect the sides (services/matching only asks a planner that can)
+        assert planner is not None and hasattr(planner, "connect")
+        reply = planner.connect(connect_context())
+        # Then the request reached the live planner, as a connect request
+        assert len(reply.links) == 2
+        assert server.kinds == ["connect"]
+
+
+def test_without_a_configured_planner_connect_is_a_configuration_error(aws):
+    environ = {**aws.environ, "VD_BRAVE_API_KEY": "brave-key-7d1f0c2b9e", "VD_PLANNER": "gemini"}
+    planner = aws.runtime(environ=environ).providers_for("select_next_expansion").planner
+    with pytest.raises(ConfigurationError, match="no planner"):
+        planner.connect(connect_context())

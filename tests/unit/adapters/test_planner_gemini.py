@@ -11,17 +11,29 @@ import pytest
 
 from tests.support.planner_cases import (
     HOSTILE,
+    ROUTE,
+    assert_a_hostile_name_is_at_most_a_hunch,
     assert_choosing_the_hostile_name_allows_only_template_queries,
+    assert_obeyed_links_are_refused,
     assert_obeyed_reply_is_refused,
+    connect_context,
+    link,
+    links_json,
     obedient_answer,
+    obedient_connect_answer,
     plan_json,
 )
 from tests.support.planner_cases import planner_context as context
 from visual_degrees.adapters.live.http_retry import RetryPolicy
 from visual_degrees.adapters.live.planner_gemini import GeminiPlanner
-from visual_degrees.adapters.live.planner_prompt import DATA_TAG, SYSTEM_INSTRUCTION
+from visual_degrees.adapters.live.planner_prompt import (
+    CONNECT_INSTRUCTION,
+    DATA_TAG,
+    SYSTEM_INSTRUCTION,
+    UnusableAnswer,
+)
 from visual_degrees.domain.errors import ConfigurationError, ProviderError, TransientProviderError
-from visual_degrees.domain.planning import validate_reply
+from visual_degrees.domain.planning import ProposedLink, validate_connect, validate_reply
 
 KEY = "gemini-secret-key-42"
 
@@ -242,3 +254,105 @@ def test_choosing_the_hostile_candidate_itself_still_only_allows_template_querie
     assert_choosing_the_hostile_name_allows_only_template_queries(
         lambda ctx, text: planner(Wire(ok(text))).plan(ctx)
     )
+
+
+# ---- connect: matching the two sides ------------------------------------------------------------
+
+
+def data_of(body: dict[str, Any]) -> dict[str, Any]:
+    document: dict[str, Any] = json.loads(
+        body["contents"][0]["parts"][0]["text"].split("\n", 1)[1].rsplit("\n", 1)[0]
+    )
+    return document
+
+
+def test_connect_asks_for_the_links_schema_and_returns_the_proposed_pairs() -> None:
+    # Given Gemini answering with a route between the sides
+    wire = Wire(ok(ROUTE, prompt_tokens=400, output_tokens=60, thoughts=20))
+    ctx = connect_context("Meg Ryan", unseen=["Tom Hanks"], failed=[["Kevin Bacon", "Meg Ryan"]])
+    # When asked to connect
+    reply = planner(wire).connect(ctx)
+    # Then the reply holds the pairs as proposed, with the tokens (thinking billed as output)
+    assert reply.links == [
+        ProposedLink(a="Kevin Bacon", b="Gary Sinise", film="Apollo 13", confidence=0.9),
+        ProposedLink(a="Gary Sinise", b="Tom Hanks", film="Forrest Gump", confidence=0.95),
+    ]
+    assert reply.narration == "They made a film together."
+    assert (reply.tokens_in, reply.tokens_out) == (400, 80)
+    # And one request went out with the connect instruction, the links schema and the sides as data
+    (sent,) = wire.requests
+    assert sent.url.path.endswith("/models/gemini-3.5-flash:generateContent")
+    body = wire.body()
+    assert body["systemInstruction"]["parts"][0]["text"] == CONNECT_INSTRUCTION
+    schema = body["generationConfig"]["responseSchema"]
+    assert set(schema["properties"]) == {"links", "narration"}
+    assert set(schema["properties"]["links"]["items"]["properties"]) == {"a", "b", "film", "confidence"}
+    data = data_of(body)
+    assert [p["name"] for p in data["sideB"]] == ["Tom Hanks", "Meg Ryan"]
+    assert (data["unseen"], data["failed"], data["maxHops"]) == (
+        ["Tom Hanks"],
+        [["Kevin Bacon", "Meg Ryan"]],
+        6,
+    )
+    assert data["previousErrors"] == []
+
+
+def test_a_fenced_connect_answer_is_read() -> None:
+    wire = Wire(ok("Here you go:\n```json\n" + ROUTE + "\n```"))
+    assert len(planner(wire).connect(connect_context()).links) == 2
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        ("Gary Sinise worked with both of them.", "no JSON object with the keys links, narration"),
+        ('{"links": "Gary Sinise"}', "links: Input should be a valid list"),
+        (links_json(link("Kevin Bacon", "Gary Sinise", confidence=85)), "links.0.confidence"),
+        ('{"links": [{"a": "Kevin Bacon"}]}', "links.0.b: Field required"),
+    ],
+    ids=["prose", "not-a-list", "confidence-out-of-range", "half-a-pair"],
+)
+def test_an_unusable_connect_answer_is_a_provider_error_naming_the_problem_and_its_tokens(
+    text: str, problem: str
+) -> None:
+    with pytest.raises(UnusableAnswer, match="no usable JSON list of links") as caught:
+        planner(Wire(ok(text, prompt_tokens=300, output_tokens=30, thoughts=5))).connect(connect_context())
+    assert isinstance(caught.value, ProviderError)
+    assert problem in caught.value.message
+    assert (caught.value.tokens_in, caught.value.tokens_out) == (300, 35)
+
+
+def test_connect_retries_a_429_as_one_logical_call() -> None:
+    sleeps: list[float] = []
+    wire = Wire(api_error(429, "RESOURCE_EXHAUSTED", "quota", headers={"Retry-After": "1"}), ok(ROUTE))
+    assert len(planner(wire, sleeps).connect(connect_context()).links) == 2
+    assert sleeps == [1.0] and len(wire.requests) == 2
+
+
+def obedient_connect_model(request: httpx.Request) -> httpx.Response:
+    body = json.loads(request.content)
+    return httpx.Response(
+        200, json=gemini_answer(obedient_connect_answer(body["contents"][0]["parts"][0]["text"]))
+    )
+
+
+def test_an_injected_name_cannot_make_a_connect_answer_more_than_bounded_hunches() -> None:
+    # Given a person of B's side whose name is an instruction, and a model that obeys it
+    ctx = connect_context(HOSTILE, unseen=[HOSTILE])
+    wire = Wire(obedient_connect_model)
+    reply = planner(wire).connect(ctx)
+    # Then the name only travelled as data, and what the model was talked into is refused
+    body = wire.body()
+    assert body["systemInstruction"]["parts"][0]["text"] == CONNECT_INSTRUCTION
+    assert HOSTILE in [p["name"] for p in data_of(body)["sideB"]]
+    errors = assert_obeyed_links_are_refused(reply, ctx)
+    # And the retry carries the errors back as data, the instruction unchanged
+    retry = Wire(obedient_connect_model)
+    planner(retry).connect(ctx.model_copy(update={"feedback": errors}))
+    assert retry.body()["systemInstruction"]["parts"][0]["text"] == CONNECT_INSTRUCTION
+    assert data_of(retry.body())["previousErrors"] == errors
+    assert validate_connect(reply, ctx)[0] is None
+
+
+def test_pairing_the_hostile_person_is_at_most_a_hunch() -> None:
+    assert_a_hostile_name_is_at_most_a_hunch(lambda ctx, text: planner(Wire(ok(text))).connect(ctx))

@@ -12,9 +12,14 @@ import pytest
 
 from tests.support.planner_cases import (
     HOSTILE,
+    ROUTE,
+    assert_a_hostile_name_is_at_most_a_hunch,
     assert_choosing_the_hostile_name_allows_only_template_queries,
+    assert_obeyed_links_are_refused,
     assert_obeyed_reply_is_refused,
+    connect_context,
     obedient_answer,
+    obedient_connect_answer,
     plan_json,
 )
 from tests.support.planner_cases import planner_context as context
@@ -26,7 +31,14 @@ from visual_degrees.adapters.live.planner_openai import (
     OpenAICompatiblePlanner,
     strict_schema,
 )
-from visual_degrees.adapters.live.planner_prompt import DATA_TAG, SYSTEM_INSTRUCTION, wire_schema
+from visual_degrees.adapters.live.planner_prompt import (
+    CONNECT_INSTRUCTION,
+    DATA_TAG,
+    SYSTEM_INSTRUCTION,
+    UnusableAnswer,
+    connect_wire_schema,
+    wire_schema,
+)
 from visual_degrees.config import Settings
 from visual_degrees.domain.errors import ConfigurationError, ProviderError, TransientProviderError
 
@@ -459,3 +471,88 @@ def test_choosing_the_hostile_candidate_itself_still_only_allows_template_querie
     assert_choosing_the_hostile_name_allows_only_template_queries(
         lambda ctx, text: planner(Wire(ok(text))).plan(ctx)
     )
+
+
+# ---- connect: matching the two sides ------------------------------------------------------------
+
+
+def test_connect_asks_for_the_strict_links_schema_and_returns_the_proposed_pairs() -> None:
+    # Given a server answering with a route
+    wire = Wire(ok(ROUTE))
+    # When asked to connect
+    reply = planner(wire).connect(connect_context("Meg Ryan"))
+    # Then the reply holds the proposed pairs and the reported usage
+    assert [(x.a, x.b, x.film) for x in reply.links] == [
+        ("Kevin Bacon", "Gary Sinise", "Apollo 13"),
+        ("Gary Sinise", "Tom Hanks", "Forrest Gump"),
+    ]
+    assert (reply.tokens_in, reply.tokens_out) == (812, 47)
+    # And the request is the connect prompt, asking for the links schema, strict at every level
+    body = wire.body()
+    assert body["messages"][0] == {"role": "system", "content": CONNECT_INSTRUCTION}
+    assert [p["name"] for p in data_of(body)["sideB"]] == ["Tom Hanks", "Meg Ryan"]
+    response_format = body["response_format"]["json_schema"]
+    assert (response_format["name"], response_format["strict"]) == ("connect_reply", True)
+    item = response_format["schema"]["properties"]["links"]["items"]
+    assert item["additionalProperties"] is False
+    assert item["required"] == ["a", "b", "film", "confidence"]
+    assert "default" not in json.dumps(response_format["schema"])
+
+
+def test_the_strict_links_schema_is_the_shared_one_tightened() -> None:
+    strict = strict_schema(connect_wire_schema())
+    assert strict["additionalProperties"] is False
+    assert strict["properties"]["links"]["items"]["properties"]["confidence"]["maximum"] == 1.0
+
+
+@pytest.mark.parametrize(
+    "content",
+    ["```json\n" + ROUTE + "\n```", "<think>Sinise links them.</think>\n" + ROUTE],
+    ids=["fenced", "reasoning-first"],
+)
+def test_a_wrapped_connect_answer_is_read(content: str) -> None:
+    assert len(planner(Wire(ok(content))).connect(connect_context()).links) == 2
+
+
+def test_prose_instead_of_links_is_a_provider_error_with_its_tokens() -> None:
+    wire = Wire(ok("Gary Sinise worked with both of them.", usage=None))
+    with pytest.raises(
+        UnusableAnswer, match=r"no usable JSON list of links \(finish reason stop: no JSON object"
+    ) as caught:
+        planner(wire).connect(connect_context())
+    sent = sum(len(m["content"]) for m in wire.body()["messages"])
+    assert (caught.value.tokens_in, caught.value.tokens_out) == (
+        sent // 4,
+        len("Gary Sinise worked with both of them.") // 4,
+    )
+
+
+def test_a_server_refusing_json_schema_gets_json_object_for_connect_too() -> None:
+    wire = Wire(error(400, VLLM_REJECTS_FORMAT), ok(ROUTE))
+    chosen = planner(wire)
+    assert len(chosen.connect(connect_context()).links) == 2
+    assert wire.formats() == ["json_schema", "json_object"]
+
+
+def obedient_connect_model(request: httpx.Request) -> httpx.Response:
+    body = json.loads(request.content)
+    prompt = "\n".join(m["content"] for m in body["messages"])
+    return httpx.Response(200, json=completion(obedient_connect_answer(prompt), usage=USAGE))
+
+
+def test_an_injected_name_cannot_make_a_connect_answer_more_than_bounded_hunches() -> None:
+    ctx = connect_context(HOSTILE)
+    wire = Wire(obedient_connect_model)
+    reply = planner(wire).connect(ctx)
+    body = wire.body()
+    assert body["messages"][0] == {"role": "system", "content": CONNECT_INSTRUCTION}
+    assert HOSTILE in [p["name"] for p in data_of(body)["sideB"]]
+    errors = assert_obeyed_links_are_refused(reply, ctx)
+    retry = Wire(obedient_connect_model)
+    planner(retry).connect(ctx.model_copy(update={"feedback": errors}))
+    assert data_of(retry.body())["previousErrors"] == errors
+    assert retry.body()["messages"][0]["content"] == CONNECT_INSTRUCTION
+
+
+def test_pairing_the_hostile_person_is_at_most_a_hunch() -> None:
+    assert_a_hostile_name_is_at_most_a_hunch(lambda ctx, text: planner(Wire(ok(text))).connect(ctx))

@@ -1,7 +1,9 @@
 """Bedrock planner through the Converse API: the reply is forced into a tool call whose input
-schema is the planner's wire schema, so the model answers with structured JSON, not prose.
+schema is the request's wire schema (`submit_plan` for a plan, `submit_links` for connect), so the
+model answers with structured JSON, not prose.
 
-One `converse` per `plan()`; throttling and 5xx are retried here (botocore's retries are off).
+One `converse` per `plan()` or `connect()`; throttling and 5xx are retried here (botocore's retries
+are off).
 """
 
 from __future__ import annotations
@@ -11,15 +13,16 @@ from typing import Any
 from visual_degrees.adapters.live.defaults import DEFAULT_BEDROCK_MODEL
 from visual_degrees.adapters.live.http_retry import DEFAULT_RETRY, RetryPolicy, aws_call
 from visual_degrees.adapters.live.planner_prompt import (
-    PlannerWireReply,
-    build_prompt,
-    parse_reply_text,
-    wire_schema,
+    PLAN,
+    PlannerPrompt,
+    PromptedPlanner,
+    ProviderAnswer,
+    ReplyFormat,
+    reported_tokens,
 )
 from visual_degrees.domain.errors import ConfigurationError, ProviderError
-from visual_degrees.domain.planning import PlannerContext, PlannerReply
 
-TOOL_NAME = "submit_plan"
+TOOL_NAME = PLAN.tool
 _TRANSIENT = {
     "ThrottlingException",
     "ServiceUnavailableException",
@@ -36,7 +39,7 @@ _CONFIGURATION = {
 }
 
 
-class BedrockPlanner:
+class BedrockPlanner(PromptedPlanner):
     def __init__(
         self,
         model_id: str = DEFAULT_BEDROCK_MODEL,
@@ -60,6 +63,10 @@ class BedrockPlanner:
     def model(self) -> str:
         return self._model_id
 
+    @property
+    def who(self) -> str:
+        return f"Bedrock {self._model_id}"
+
     def _bedrock(self) -> Any:
         if self._client is None:
             import boto3
@@ -72,9 +79,9 @@ class BedrockPlanner:
                 raise ConfigurationError(f"cannot create a Bedrock client: {type(exc).__name__}") from None
         return self._client
 
-    def request(self, context: PlannerContext) -> dict[str, Any]:
-        """The Converse request for `context` (exposed so tests can check what is sent)."""
-        prompt = build_prompt(context)
+    def request(self, prompt: PlannerPrompt, answer: ReplyFormat[Any, Any]) -> dict[str, Any]:
+        """The Converse request for `prompt`, its answer forced into `answer`'s tool (exposed so
+        tests can check what is sent)."""
         return {
             "modelId": self._model_id,
             "system": [{"text": prompt.system}],
@@ -84,13 +91,13 @@ class BedrockPlanner:
                 "tools": [
                     {
                         "toolSpec": {
-                            "name": TOOL_NAME,
-                            "description": "Submit the candidates to try, their queries and a narration.",
-                            "inputSchema": {"json": wire_schema()},
+                            "name": answer.tool,
+                            "description": answer.description,
+                            "inputSchema": {"json": answer.schema()},
                         }
                     }
                 ],
-                "toolChoice": {"tool": {"name": TOOL_NAME}},
+                "toolChoice": {"tool": {"name": answer.tool}},
             },
         }
 
@@ -102,14 +109,14 @@ class BedrockPlanner:
             "messages": [{"role": "user", "content": [{"text": "Reply with OK."}]}],
             "inferenceConfig": {"maxTokens": 1},
         }
-        self._retry.run(lambda: _converse(client, request), what=f"Bedrock {self._model_id}")
+        self._retry.run(lambda: _converse(client, request), what=self.who)
         return f"model {self._model_id} answered"
 
-    def plan(self, context: PlannerContext) -> PlannerReply:
-        request = self.request(context)
+    def _send(self, prompt: PlannerPrompt, answer: ReplyFormat[Any, Any]) -> ProviderAnswer:
+        request = self.request(prompt, answer)
         client = self._bedrock()
-        answer = self._retry.run(lambda: _converse(client, request), what=f"Bedrock {self._model_id}")
-        return reply_from_converse(answer)
+        document = self._retry.run(lambda: _converse(client, request), what=self.who)
+        return answer_from_converse(document, answer.tool)
 
 
 def _converse(client: Any, request: dict[str, Any]) -> dict[str, Any]:
@@ -123,37 +130,28 @@ def _converse(client: Any, request: dict[str, Any]) -> dict[str, Any]:
     )
 
 
-def reply_from_converse(answer: Any) -> PlannerReply:
-    """The plan from the forced tool call (or, failing that, JSON text), with token usage."""
-    if not isinstance(answer, dict):
+def answer_from_converse(document: Any, tool: str) -> ProviderAnswer:
+    """The forced tool call's input (or, failing that, the answer's text), with token usage."""
+    if not isinstance(document, dict):
         raise ProviderError("Bedrock answer is not an object")
-    output = _dict(answer.get("output"))
-    content = _dict(output.get("message")).get("content")
-    if not isinstance(content, list):
-        content = []
-    wire: PlannerWireReply | None = None
-    for block in content:
-        tool_use = block.get("toolUse") if isinstance(block, dict) else None
-        if isinstance(tool_use, dict) and tool_use.get("name") == TOOL_NAME:
-            try:
-                wire = PlannerWireReply.model_validate(tool_use.get("input"))
-            except ValueError:
-                wire = None
-            break
-    if wire is None:
-        text = "".join(
-            b.get("text", "") for b in content if isinstance(b, dict) and isinstance(b.get("text"), str)
-        )
-        wire = parse_reply_text(text)
-    if wire is None:
-        raise ProviderError(f"Bedrock gave no usable JSON plan (stop reason {answer.get('stopReason', '?')})")
-    usage = answer.get("usage") or {}
-    return PlannerReply(
-        next_candidates=wire.nextCandidates,
-        search_queries=wire.searchQueries,
-        narration=wire.narration,
-        tokens_in=int(usage.get("inputTokens", 0) or 0),
-        tokens_out=int(usage.get("outputTokens", 0) or 0),
+    content = _dict(_dict(document.get("output")).get("message")).get("content")
+    blocks = [b for b in content if isinstance(b, dict)] if isinstance(content, list) else []
+    tool_input = next(
+        (
+            b["toolUse"].get("input")
+            for b in blocks
+            if isinstance(b.get("toolUse"), dict) and b["toolUse"].get("name") == tool
+        ),
+        None,
+    )
+    text = "".join(b["text"] for b in blocks if isinstance(b.get("text"), str))
+    usage = _dict(document.get("usage"))
+    return ProviderAnswer(
+        text=text or None,
+        tokens_in=reported_tokens(usage.get("inputTokens")),
+        tokens_out=reported_tokens(usage.get("outputTokens")),
+        structured=tool_input,
+        stop=f"stop reason {document.get('stopReason', '?')}",
     )
 
 

@@ -1,4 +1,5 @@
-"""Gemini planner through google-genai: one `generate_content` per `plan()`, JSON by response schema.
+"""Gemini planner through google-genai: one `generate_content` per `plan()` or `connect()`, JSON by
+response schema (the request's wire model).
 
 The SDK gets an httpx client we build (so tests inject a transport and the timeout is ours) and
 `attempts=1`: transport retries happen here, honouring Retry-After / RetryInfo, under the same
@@ -21,14 +22,19 @@ from visual_degrees.adapters.live.http_retry import (
     RetryPolicy,
     parse_retry_after,
 )
-from visual_degrees.adapters.live.planner_prompt import PlannerWireReply, build_prompt, parse_reply_text
+from visual_degrees.adapters.live.planner_prompt import (
+    PlannerPrompt,
+    PromptedPlanner,
+    ProviderAnswer,
+    ReplyFormat,
+    reported_tokens,
+)
 from visual_degrees.domain.errors import ConfigurationError, ProviderError
-from visual_degrees.domain.planning import PlannerContext, PlannerReply
 
 _RETRY_DELAY = re.compile(r"^\s*(\d+(?:\.\d+)?)s\s*$")
 
 
-class GeminiPlanner:
+class GeminiPlanner(PromptedPlanner):
     def __init__(
         self,
         api_key: SecretStr | str | None,
@@ -60,6 +66,10 @@ class GeminiPlanner:
     def model(self) -> str:
         return self._model
 
+    @property
+    def who(self) -> str:
+        return f"Gemini {self._model}"
+
     def _genai(self) -> Any:
         if self._client is None:
             from google import genai
@@ -79,7 +89,7 @@ class GeminiPlanner:
             self._client = genai.Client(api_key=key, http_options=options)
         return self._client
 
-    def _config(self, system: str) -> Any:
+    def _config(self, system: str, schema: type[Any]) -> Any:
         from google.genai import types
 
         thinking = (
@@ -90,23 +100,21 @@ class GeminiPlanner:
         return types.GenerateContentConfig(
             system_instruction=system,
             response_mime_type="application/json",
-            response_schema=PlannerWireReply,
+            response_schema=schema,
             temperature=self._temperature,
             max_output_tokens=self._max_output_tokens,
             candidate_count=1,
             thinking_config=thinking,
         )
 
-    def plan(self, context: PlannerContext) -> PlannerReply:
-        prompt = build_prompt(context)
+    def _send(self, prompt: PlannerPrompt, answer: ReplyFormat[Any, Any]) -> ProviderAnswer:
         client = self._genai()
-        config = self._config(prompt.system)
+        config = self._config(prompt.system, answer.model)
 
         def attempt() -> Any:
             return _generate(client, self._model, prompt.user, config)
 
-        response = self._retry.run(attempt, what=f"Gemini {self._model}")
-        return reply_from_response(response)
+        return answer_from_response(self._retry.run(attempt, what=self.who))
 
     def check_model(self) -> str:
         """Doctor check: look the model up (free), which proves the key and the model id."""
@@ -124,7 +132,7 @@ class GeminiPlanner:
             except httpx.TransportError as exc:
                 raise RetryableFailure(f"connection failed ({type(exc).__name__})") from None
 
-        found = self._retry.run(attempt, what=f"Gemini {self._model}")
+        found = self._retry.run(attempt, what=self.who)
         return f"model {getattr(found, 'name', None) or self._model} available"
 
 
@@ -174,25 +182,21 @@ def _retry_hint(exc: Any) -> float | None:
     return None
 
 
-def reply_from_response(response: Any) -> PlannerReply:
-    """PlannerReply from a GenerateContentResponse: `parsed` when the SDK managed, else our own
-    parse of `text`; token usage from usage_metadata (thinking tokens are billed as output)."""
-    wire = response.parsed if isinstance(getattr(response, "parsed", None), PlannerWireReply) else None
-    if wire is None:
-        wire = parse_reply_text(_text(response))
-    if wire is None:
-        raise ProviderError(f"Gemini gave no usable JSON plan ({_why_empty(response)})")
+def answer_from_response(response: Any) -> ProviderAnswer:
+    """A GenerateContentResponse as an answer: `parsed` when the SDK managed, else the text for our
+    own parse; token usage from usage_metadata (thinking tokens are billed as output)."""
     usage = getattr(response, "usage_metadata", None)
-    tokens_in = int(getattr(usage, "prompt_token_count", 0) or 0)
-    tokens_out = int(getattr(usage, "candidates_token_count", 0) or 0) + int(
-        getattr(usage, "thoughts_token_count", 0) or 0
-    )
-    return PlannerReply(
-        next_candidates=wire.nextCandidates,
-        search_queries=wire.searchQueries,
-        narration=wire.narration,
-        tokens_in=tokens_in,
-        tokens_out=tokens_out,
+    prompt_tokens = reported_tokens(getattr(usage, "prompt_token_count", None))
+    output_tokens = reported_tokens(getattr(usage, "candidates_token_count", None))
+    thoughts = reported_tokens(getattr(usage, "thoughts_token_count", None))
+    return ProviderAnswer(
+        text=_text(response),
+        tokens_in=prompt_tokens,
+        tokens_out=None
+        if output_tokens is None and thoughts is None
+        else (output_tokens or 0) + (thoughts or 0),
+        structured=getattr(response, "parsed", None),
+        stop=_stop_reason(response),
     )
 
 
@@ -204,7 +208,7 @@ def _text(response: Any) -> str | None:
     return text if isinstance(text, str) else None
 
 
-def _why_empty(response: Any) -> str:
+def _stop_reason(response: Any) -> str:
     feedback = getattr(response, "prompt_feedback", None)
     if feedback is not None and getattr(feedback, "block_reason", None):
         return f"prompt blocked: {feedback.block_reason}"

@@ -1,7 +1,8 @@
 """Planner for OpenAI-compatible chat endpoints: Ollama, vLLM, LM Studio, llama.cpp's server, or
-OpenAI itself. One `POST {base}/chat/completions` per `plan()` (the base URL includes `/v1`).
+OpenAI itself. One `POST {base}/chat/completions` per `plan()` or `connect()` (the base URL
+includes `/v1`).
 
-Two parts, kept apart so another kind of planner request can reuse the first:
+Two parts, the transport and the requests:
 - `ChatEndpoint` is the transport: messages in, the reply's text and token usage out. It owns the
   key (a Bearer token, optional: local servers rarely want one), timeouts, the bounded retries on
   408/429/5xx (honouring Retry-After), the error mapping, and structured output: it asks for
@@ -9,10 +10,11 @@ Two parts, kept apart so another kind of planner request can reuse the first:
   naming the response format (servers differ: LM Studio takes no `json_object`, older vLLM and
   Ollama builds no `json_schema`), it asks again at once with `json_object`, then with none, and
   remembers what the server took for as long as the instance lives.
-- `OpenAICompatiblePlanner` is the plan request: the shared prompt (planner_prompt) as a system
-  and a user message, the reply parsed by the shared parser (fences and preambles tolerated), token
-  usage from `usage` or estimated when the server reports none. Validation and the feedback retry
-  belong to the S3 step, as for every provider.
+- `OpenAICompatiblePlanner` sends either request (planner_prompt: the shared prompts and reply
+  formats) as a system and a user message asking for that request's schema; the reply is read by
+  the shared parser (fences and preambles tolerated), token usage from `usage` or estimated when
+  the server reports none. Validation and the feedback retry belong to the services, as for every
+  provider.
 
 The base URL is operator configuration (VD_OPENAI_BASE_URL), trusted like the other configurable
 endpoints and usually a private address (a GPU box, a sidecar), so it does not go through the
@@ -41,14 +43,14 @@ from visual_degrees.adapters.live.http_retry import (
     request_json,
 )
 from visual_degrees.adapters.live.planner_prompt import (
-    build_prompt,
-    estimate_tokens,
-    parse_reply_text,
-    wire_schema,
+    PlannerPrompt,
+    PromptedPlanner,
+    ProviderAnswer,
+    ReplyFormat,
+    reported_tokens,
 )
 from visual_degrees.constants import ENV_PREFIX
 from visual_degrees.domain.errors import ConfigurationError, ProviderError
-from visual_degrees.domain.planning import PlannerContext, PlannerReply
 
 logger = logging.getLogger(__name__)
 
@@ -60,7 +62,6 @@ BASE_URL_VARIABLE = f"{ENV_PREFIX}OPENAI_BASE_URL"
 MODEL_VARIABLE = f"{ENV_PREFIX}OPENAI_MODEL"
 API_KEY_VARIABLE = f"{ENV_PREFIX}OPENAI_API_KEY"
 
-PLAN_SCHEMA_NAME = "planner_reply"
 _IDENTIFIER = re.compile(r"^[A-Za-z0-9_.:-]{1,64}$")
 _FORMAT_WORDS = ("response_format", "response format", "json_schema", "json_object")
 _NO_MODEL_WORDS = ("not found", "does not exist", "no such model", "unknown model", "model_not_found")
@@ -301,8 +302,8 @@ def _completion(document: Any, what: str) -> ChatCompletion:
     return ChatCompletion(
         text=text,
         finish_reason=str(choice.get("finish_reason") or "unknown"),
-        prompt_tokens=_count(usage.get("prompt_tokens")),
-        completion_tokens=_count(usage.get("completion_tokens")),
+        prompt_tokens=reported_tokens(usage.get("prompt_tokens")),
+        completion_tokens=reported_tokens(usage.get("completion_tokens")),
     )
 
 
@@ -318,10 +319,6 @@ def _content_text(content: Any) -> str | None:
 
 def _dict(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
-
-
-def _count(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
 
 
 def _error_code(response: httpx.Response) -> str:
@@ -341,16 +338,20 @@ def _error_code(response: httpx.Response) -> str:
 
 
 def strict_schema(schema: dict[str, Any]) -> dict[str, Any]:
-    """`schema` as strict structured output takes it: no additional properties, every property
-    required, no `default` keywords."""
-    properties = {
-        name: {k: v for k, v in prop.items() if k != "default"}
-        for name, prop in schema.get("properties", {}).items()
+    """`schema` as strict structured output takes it: every object, nested ones too, without
+    additional properties and with every property required; no `default` keywords."""
+    strict: dict[str, Any] = {
+        k: strict_schema(v) if k == "items" and isinstance(v, dict) else v
+        for k, v in schema.items()
+        if k != "default"
     }
-    return {**schema, "properties": properties, "required": list(properties), "additionalProperties": False}
+    if isinstance(schema.get("properties"), dict):
+        properties = {name: strict_schema(prop) for name, prop in schema["properties"].items()}
+        strict.update(properties=properties, required=list(properties), additionalProperties=False)
+    return strict
 
 
-class OpenAICompatiblePlanner:
+class OpenAICompatiblePlanner(PromptedPlanner):
     def __init__(
         self,
         base_url: str,
@@ -380,29 +381,22 @@ class OpenAICompatiblePlanner:
     def model(self) -> str:
         return self.endpoint.model
 
-    @staticmethod
-    def messages(context: PlannerContext) -> list[ChatMessage]:
-        prompt = build_prompt(context)
-        return [ChatMessage("system", prompt.system), ChatMessage("user", prompt.user)]
+    @property
+    def who(self) -> str:
+        return self.endpoint.what
 
-    def plan(self, context: PlannerContext) -> PlannerReply:
-        messages = self.messages(context)
+    def _send(self, prompt: PlannerPrompt, answer: ReplyFormat[Any, Any]) -> ProviderAnswer:
         completion = self.endpoint.complete(
-            messages,
+            [ChatMessage("system", prompt.system), ChatMessage("user", prompt.user)],
             max_tokens=self._max_output_tokens,
             temperature=self._temperature,
-            structured=StructuredOutput(PLAN_SCHEMA_NAME, strict_schema(wire_schema())),
+            structured=StructuredOutput(answer.name, strict_schema(answer.schema())),
         )
-        wire = parse_reply_text(completion.text)
-        if wire is None:
-            raise ProviderError(
-                f"{self.endpoint.what} gave no usable JSON plan (finish reason {completion.finish_reason})"
-            )
-        return PlannerReply(
-            next_candidates=wire.nextCandidates,
-            search_queries=wire.searchQueries,
-            narration=wire.narration,
-            **token_usage(messages, completion),
+        return ProviderAnswer(
+            text=completion.text,
+            tokens_in=completion.prompt_tokens,
+            tokens_out=completion.completion_tokens,
+            stop=f"finish reason {completion.finish_reason}",
         )
 
     def check_model(self) -> str:
@@ -420,16 +414,6 @@ class OpenAICompatiblePlanner:
             f"{self.endpoint.what}: model {self.model!r} is not served (listed: {shown}); "
             f"check {MODEL_VARIABLE}"
         )
-
-
-def token_usage(messages: list[ChatMessage], completion: ChatCompletion) -> dict[str, int]:
-    """Reported usage, each side estimated from the text when the server did not report it."""
-    tokens_in = completion.prompt_tokens
-    tokens_out = completion.completion_tokens
-    return {
-        "tokens_in": tokens_in if tokens_in is not None else estimate_tokens(*(m.content for m in messages)),
-        "tokens_out": tokens_out if tokens_out is not None else estimate_tokens(completion.text),
-    }
 
 
 def _printable(text: str) -> str:

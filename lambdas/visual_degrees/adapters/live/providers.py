@@ -17,7 +17,7 @@ from visual_degrees.adapters.live.net_guard import AddressGuard, Resolver
 from visual_degrees.adapters.live.planner_bedrock import BedrockPlanner
 from visual_degrees.adapters.live.planner_gemini import GeminiPlanner
 from visual_degrees.adapters.live.planner_openai import OpenAICompatiblePlanner
-from visual_degrees.adapters.live.planner_router import PlannerRouter
+from visual_degrees.adapters.live.planner_router import LivePlanner, PlannerRouter
 from visual_degrees.adapters.live.rekognition import RekognitionRecognizer
 from visual_degrees.adapters.live.search_brave import BraveImageSearch
 from visual_degrees.adapters.live.search_google import GoogleImageSearch
@@ -103,7 +103,7 @@ def build_planner_router(
     bedrock_client: Any | None = None,
     openai_http_client: httpx.Client | None = None,
 ) -> PlannerRouter:
-    def gemini() -> Planner:
+    def gemini() -> LivePlanner:
         return GeminiPlanner(
             settings.gemini_api_key,
             model=settings.gemini_model,
@@ -116,7 +116,7 @@ def build_planner_router(
             retry=retry_policy(settings),
         )
 
-    def bedrock() -> Planner:
+    def bedrock() -> LivePlanner:
         return BedrockPlanner(
             settings.bedrock_model_id,
             client=bedrock_client,
@@ -126,7 +126,7 @@ def build_planner_router(
             retry=retry_policy(settings),
         )
 
-    def openai() -> Planner:
+    def openai() -> LivePlanner:
         return build_openai_planner(settings, http_client=openai_http_client)
 
     return PlannerRouter({"gemini": gemini, "bedrock": bedrock, "openai": openai}, default=settings.planner)
