@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
 from visual_degrees.domain.models import Face, FetchedImage, ImageHit, RunEvent
-from visual_degrees.domain.planning import PlannerContext, PlannerReply
+from visual_degrees.domain.planning import ConnectContext, ConnectReply, PlannerContext, PlannerReply
 
 T = TypeVar("T")
 
@@ -39,6 +39,11 @@ class CelebrityRecognizer(Protocol):
 class Planner(Protocol):
     def plan(self, context: PlannerContext) -> PlannerReply:
         """Raw suggestion; the caller validates it (it may name people it was never offered)."""
+        ...
+
+    def connect(self, context: ConnectContext) -> ConnectReply:
+        """Pairs of the two sides it believes met, and who connects them (hunches, validated by
+        the caller; never links)."""
         ...
 
 

@@ -32,7 +32,9 @@ from visual_degrees.sandbox.hashing import combine, stable_hash, unit
 from visual_degrees.sandbox.knowledge import DEFAULT_KNOWLEDGE, KnowledgeModel, knowledge_for
 from visual_degrees.sandbox.world import World
 
-_SYSTEM_PROMPT_TOKENS = 420  # instructions + response schema, as the live prompt would carry
+# Instructions + response schema, as the live prompts carry them (adapters/live/planner_prompt.py).
+_SYSTEM_PROMPT_TOKENS = 420
+_CONNECT_PROMPT_TOKENS = 560
 
 
 @dataclass(frozen=True)
@@ -89,7 +91,9 @@ class SimulatedPlanner:
         """Which people of the two sides met, and through whom, as far as it remembers."""
         h = self._call(context.as_prompt_data(), context.feedback)
         reply = self._match(context, h)
-        return reply.model_copy(update=self._tokens(context.as_prompt_data(), context.feedback, reply))
+        tokens = self._tokens(context.as_prompt_data(), context.feedback, reply)
+        tokens["tokens_in"] += _CONNECT_PROMPT_TOKENS - _SYSTEM_PROMPT_TOKENS
+        return reply.model_copy(update=tokens)
 
     def _call(self, prompt: str, feedback: list[str]) -> int:
         self.calls += 1

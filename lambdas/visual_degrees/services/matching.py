@@ -25,6 +25,7 @@ from visual_degrees.services.chains import name
 from visual_degrees.services.expansion import sides, unlinked_ends
 from visual_degrees.services.leads import LeadBook
 from visual_degrees.services.scope import RunScope
+from visual_degrees.services.selection import spent_tokens, unusable_feedback
 
 MAX_ATTEMPTS = 2  # each attempt is one LLM call, reserved against the LLM budget
 MAX_FAILED_SHOWN = 20
@@ -101,7 +102,8 @@ def _ask(scope: RunScope, planner: object, context: ConnectContext) -> list[Prop
         try:
             reply = planner.connect(context.model_copy(update={"feedback": feedback}))  # type: ignore[attr-defined]
         except (ProviderError, TransientProviderError, ConfigurationError) as exc:
-            feedback = [f"the previous answer could not be used ({exc.code})"]
+            scope.budget.record_llm_tokens(*spent_tokens(exc))
+            feedback = [unusable_feedback(exc)]
             continue
         scope.budget.record_llm_tokens(reply.tokens_in, reply.tokens_out)
         links, feedback = validate_connect(reply, context)
