@@ -88,4 +88,4 @@ def unlinked_ends(scope: RunScope, book: LeadBook) -> list[str]:
     """Ends that a page about them was read for and no photo shows with anyone yet."""
     state = scope.state
     ends = (state.person_a.key, state.person_b.key)
-    return [key for key in ends if book.searched(key) and not scope.graph.degree(key)]
+    return [key for key in ends if (book.searched(key) or book.complete(key)) and not scope.graph.degree(key)]

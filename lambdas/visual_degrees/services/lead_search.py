@@ -72,6 +72,8 @@ def discover(scope: RunScope) -> Outcome:
         scope.status(f"No photo shows {unseen} with anyone, and nobody could say where else to look")
         return Outcome(exhausted=True, unseen=unseen)
     plan = scope.decide("expand", partial(_expansion, scope, book))
+    if plan is None and scope.decide("ask", lambda: matching.worth_asking(scope, book) is not None):
+        return Outcome(found=True)  # nobody left to search: S3 asks the planner where to look
     if plan is None:
         stuck = expansion.unlinked_ends(scope, book)
         if stuck:
@@ -97,7 +99,8 @@ def select(scope: RunScope) -> Outcome:
     pair = scope.decide("pair", partial(chains.next_pair, scope, book))
     # The planner is asked only when the run's own leads show no chain to work on.
     if pair is None and scope.decide("consulted", partial(matching.consult, scope, book)):
-        pair = scope.decide("pair.after", partial(chains.next_pair, scope, LeadBook(scope)))
+        book = LeadBook(scope)
+        pair = scope.decide("pair.after", partial(chains.next_pair, scope, book))
     if pair is None:
         return Outcome()
     x, y = (chains.name(scope, book, k) for k in pair)
@@ -161,7 +164,7 @@ def _unseen_end(scope: RunScope, book: LeadBook) -> str | None:
         return None
     for key in expansion.unseen_ends(scope, book):
         end = chains.name(scope, book, key)
-        if not scope.leads.asks() and matching.can_consult(scope):
+        if not scope.leads.asks() and matching.worth_asking(scope, book) is not None:
             return _ASK_FIRST
         rescue = [
             k

@@ -229,7 +229,9 @@ class LeadBook:
         )
 
     def complete(self, key: str) -> bool:
-        """Did a page about them come back short of a full page (every photo naming them is in)?"""
+        """Did a page about them come back short of a full page? An engine fills a page with what
+        matches any of the query's names, so every photo it has for their name is in, and another
+        page about them would only repeat it."""
         size = self.page_size
         return any(self.page_len.get(q, 0) < size for q in self.subjects.get(key, ()))
 

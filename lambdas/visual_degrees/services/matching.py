@@ -77,18 +77,26 @@ def can_consult(scope: RunScope) -> bool:
     )
 
 
+def worth_asking(scope: RunScope, book: LeadBook) -> ConnectContext | None:
+    """The question to ask the planner, if there is a planner to ask and the sides changed since
+    it was last asked (the same question gets the same answer)."""
+    if not can_consult(scope):
+        return None
+    context = context_for(scope, book)
+    mark = signature(context)
+    if any(entry.get("signature") == mark for entry in scope.leads.asks()):
+        return None
+    return context
+
+
 def consult(scope: RunScope, book: LeadBook) -> int:
     """Ask the planner if it is worth asking now; keep its hunches. How many new hunches."""
-    if not can_consult(scope):
+    context = worth_asking(scope, book)
+    if context is None:
         return 0
     planner = scope.ctx.providers.planner
     asked = scope.leads.asks()
-    context = context_for(scope, book)
-    if not context.side_a or not context.side_b:
-        return 0
     mark = signature(context)
-    if any(entry.get("signature") == mark for entry in asked):
-        return 0
     links = _ask(scope, planner, context)
     scope.leads.record_ask(len(asked), {"signature": mark, "links": len(links or [])})
     return _keep(scope, links or [])
