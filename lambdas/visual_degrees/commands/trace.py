@@ -14,7 +14,11 @@ HELP = "print the execution history of a past local run"
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "run_id", nargs="?", metavar="RUN_ID", help="a run id (as `run` prints it); omit to list recent runs"
+        "run_id",
+        nargs="?",
+        metavar="RUN_ID",
+        help="a run id (as `run` prints it; a continued run shows each of its executions); omit to "
+        "list recent runs",
     )
     parser.add_argument(
         "--json", action="store_true", help="as JSON (the history as Step Functions gives it)"
@@ -35,9 +39,17 @@ def main(args: argparse.Namespace, state_dir: Path) -> int:
             runs = store.recent_runs()
             print(json.dumps(runs, indent=2) if args.json else format_runs(runs))
             return 0
-        summary, history = store.history(args.run_id)
+        # A continued run has one execution per segment, shown in order; an execution's own name
+        # (`RUN_ID--c1`) shows that one.
+        record = store.run_record(args.run_id)
+        names = store.executions(args.run_id) if record is not None else [args.run_id]
+        histories = [store.history(name) for name in names]
         if args.json:
-            print(json.dumps({"summary": summary, "events": history}, indent=2, ensure_ascii=False))
+            (summary, history), *more = histories
+            shown: dict[str, object] = {"summary": summary, "events": history}
+            if more:
+                shown["continuations"] = [{"summary": s, "events": e} for s, e in more]
+            print(json.dumps(shown, indent=2, ensure_ascii=False))
         else:
-            print(format_history(summary, history))
+            print("\n\n".join(format_history(summary, history) for summary, history in histories))
     return 0

@@ -87,6 +87,23 @@ class RunCeilings(Model):
         if excess:
             raise AboveCeiling("; ".join(excess))
 
+    def check_continuation(self, asked: Budgets, spent: dict[str, float]) -> None:
+        """A continuation's budgets count with what the run already spent: the ceilings bound a
+        run's total, however many times it is continued (`spent`: by Budgets' wire names, the
+        runtime as the seconds the run's segments took). Raise AboveCeiling naming each budget
+        (as continueRun's `budgets.<name>`) whose total would pass its ceiling."""
+        more, ceilings = asked.dump(), self.budgets.dump()
+        before = {name: spent.get(name, 0) for name in ceilings}
+        excess = [
+            f"budgets.{name}: {_number(more[name])} more on top of the {_number(before[name])} "
+            f"already spent is {_number(before[name] + more[name])}, above the operator's "
+            f"ceiling of {_number(ceiling)}"
+            for name, ceiling in ceilings.items()
+            if before[name] + more[name] > ceiling
+        ]
+        if excess:
+            raise AboveCeiling("; ".join(excess))
+
 
 def _number(value: float) -> str:
     return f"{value:,.0f}" if float(value).is_integer() else f"{value:,}"

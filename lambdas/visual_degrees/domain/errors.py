@@ -83,3 +83,20 @@ class ConditionFailed(VisualDegreesError):
     def __init__(self, message: str, index: int | None = None) -> None:
         super().__init__(message)
         self.index = index
+
+
+class RunInProgress(InvalidInput):
+    """The run is still going (or another continuation of it has just begun): nothing to continue."""
+
+    code = "run_in_progress"
+
+
+class NotContinuable(InvalidInput):
+    """The run ended in a way more budget cannot change (a path, a cancel, a failure, the hop limit,
+    an end nobody can find); the message says why and what would help instead."""
+
+    code = "not_continuable"
+
+    def __init__(self, message: str, *, ending: str, with_hint: bool = False) -> None:
+        super().__init__(message)
+        self.details = MappingProxyType({"ending": ending, "continuableWithHint": with_hint})

@@ -131,7 +131,15 @@ class Edge(Model):
 
 
 EventType = Literal[
-    "run_started", "status", "evidence", "path_update", "final", "no_path", "cancelled", "error"
+    "run_started",
+    "run_continued",
+    "status",
+    "evidence",
+    "path_update",
+    "final",
+    "no_path",
+    "cancelled",
+    "error",
 ]
 
 
@@ -167,6 +175,9 @@ class RunOptions(Model):
     # Knobs of the strategy switched for this run (ablations: `{"both_ends": false}`); empty in
     # production. Validated against the strategy here, resolved once per step by RunScope.
     knobs: dict[str, bool] = Field(default_factory=dict, max_length=32)
+    # A person the user believes connects A and B (a hint: a lead checked first, never a link).
+    # Its name rules are domain/requests.validate_hint's, checked where the run is asked for.
+    via: str | None = Field(default=None, max_length=1000)
 
     @model_validator(mode="after")
     def _knobs_fit_the_strategy(self) -> RunOptions:
@@ -174,15 +185,19 @@ class RunOptions(Model):
             with_changes(self.strategy, self.knobs)
         except InvalidInput as exc:
             raise ValueError(exc.message) from None
+        if self.via is not None and self.strategy == "seed":
+            raise ValueError("via is a hint for the default strategy; the seed strategy takes none")
         return self
 
     @model_serializer(mode="wrap")
     def _without_default_knobs(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         # A run with the strategy as it stands stores and sends exactly what it did before knobs
-        # were options: the field appears only when something is switched.
+        # (and hints) were options: the field appears only when something is switched (or named).
         data: dict[str, Any] = handler(self)
         if not self.knobs:
             data.pop("knobs", None)
+        if self.via is None:
+            data.pop("via", None)
         return data
 
     def resolved_knobs(self) -> Knobs:
@@ -194,7 +209,8 @@ class RunState(Model):
     """The Step Functions payload: small (< 8 KB) by design. Everything unbounded lives in run memory.
 
     Choice states read the flags below; steps set them. `step` numbers every Task invocation so a
-    retried step can recognise work it already did.
+    retried step can recognise work it already did; a continuation (`segment` 1, 2, …: a new
+    execution over the same run) counts on from the run's last step, never reusing a number.
     """
 
     run_id: str
@@ -202,7 +218,8 @@ class RunState(Model):
     person_b: Person
     options: RunOptions = Field(default_factory=RunOptions)
     step: int = 0
-    started_at: float = 0.0
+    segment: int = Field(default=0, ge=0)
+    started_at: float = 0.0  # when this segment started (the runtime budget counts from here)
     # Search position. `hop` is the frontier's depth (edges from its root); a bridge from the frontier
     # adds one more edge, so expansion may continue only while hop < hop_ceiling = max_hops - 1.
     hop: int = 0

@@ -2,10 +2,12 @@
 
 A run ends with exactly one terminal event, stored under the logical key FINAL_KEY whoever writes it
 (its final step, a cancel that had to stop the execution, a start that failed, a local engine that
-broke), so the first ending wins and a repeat returns it. Everything else is read from that event
-through `ENDINGS`: the status in the run's meta and in the `run` reply, what the CLI, the local
-runner and the benchmark call it, the Outcome dimension of the RunsFinished metric, the exit code of
-`visual-degrees run`, and the step of the state machine that emits it.
+broke), so the first ending wins and a repeat returns it. A run continued after a budget ran out
+(services/continuation.py) ends once per segment (`final_key`); the latest ending is the run's.
+Everything else is read from that event through `ENDINGS`: the status in the run's meta and in
+the `run` reply, what the CLI, the local runner and the benchmark call it, the Outcome dimension of
+the RunsFinished metric, the exit code of `visual-degrees run`, and the step of the state machine
+that emits it.
 """
 
 from __future__ import annotations
@@ -17,7 +19,13 @@ RunStatus = Literal["queued", "running", "succeeded", "no_path", "cancelled", "f
 Outcome = Literal["path", "no_path", "cancelled", "error"]  # the CLI's, the runner's and the bench's
 MetricOutcome = Literal["success", "no_path", "cancelled", "error"]  # the RunsFinished dimension
 
-FINAL_KEY = "final"  # the logical event key of every ending
+FINAL_KEY = "final"  # the logical event key of every ending (of a run's first segment)
+
+
+def final_key(segment: int = 0) -> str:
+    """The logical key of a segment's ending: a continuation (segment 1, 2, …) ends once more, and
+    whoever ends a segment first wins, as for the first."""
+    return FINAL_KEY if segment == 0 else f"{FINAL_KEY}#c{segment}"
 
 
 @dataclass(frozen=True)

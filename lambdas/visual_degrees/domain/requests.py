@@ -41,3 +41,11 @@ def validate_pair(person_a: object, person_b: object) -> tuple[Person, Person]:
     if a.key == b.key:
         raise InvalidInput(f"personA and personB are the same person ({a.name!r})")
     return a, b
+
+
+def validate_hint(via: object, a: Person, b: Person) -> Person:
+    """The person a hint (`via`) names: a valid name, and neither end of the run."""
+    hint = Person.of(validate_name(via, field="via"))
+    if hint.key in (a.key, b.key):
+        raise InvalidInput(f"via must be someone other than {a.name} and {b.name}")
+    return hint

@@ -13,6 +13,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic.alias_generators import to_camel
 
+from visual_degrees.domain.ids import run_of_execution
 from visual_degrees.domain.models import DEFAULT_TTL_SECONDS
 from visual_degrees.domain.outcomes import BY_EVENT
 from visual_degrees.handlers.catalog import EXECUTION_ENDS, EXECUTION_EVENT_SOURCE, EXECUTION_STATUS_CHANGE
@@ -28,7 +29,8 @@ class ExecutionDetail(BaseModel):
 
     execution_arn: str
     state_machine_arn: str
-    name: str = Field(min_length=1, max_length=80)  # the run id: executions are named by run
+    # The run id, or `<run id>--c<segment>` for a continuation (domain/ids.execution_name).
+    name: str = Field(min_length=1, max_length=80)
     status: str
 
 
@@ -49,20 +51,21 @@ def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
         logger.warning("not an execution status change")
         return {"ended": None}
     detail = change.detail
-    logger.append_keys(runId=detail.name, executionStatus=detail.status)
+    run_id, segment = run_of_execution(detail.name)
+    logger.append_keys(runId=run_id, segment=segment, executionStatus=detail.status)
     expected = (EXECUTION_EVENT_SOURCE, EXECUTION_STATUS_CHANGE)
     if (change.source, change.detail_type) != expected or detail.status not in EXECUTION_ENDS:
         logger.warning("not an execution end this function handles")
         return {"ended": None}
     runtime = current_runtime()
     ending = end_after_execution(
-        runtime.memory, runtime.sink, detail.name, detail.status, at=runtime.clock.now()
+        runtime.memory, runtime.sink, run_id, detail.status, at=runtime.clock.now(), segment=segment
     )
     if ending is None:
         logger.info("no such run; nothing to end")
         return {"ended": None}
     # Once per run whoever ended it (a marker), under the outcome of the ending that holds.
-    ttl = stored_ttl(runtime.memory, detail.name) or DEFAULT_TTL_SECONDS
-    report_finished(runtime.memory, detail.name, BY_EVENT[ending.type].metric, ttl)
+    ttl = stored_ttl(runtime.memory, run_id) or DEFAULT_TTL_SECONDS
+    report_finished(runtime.memory, run_id, BY_EVENT[ending.type].metric, ttl, segment=segment)
     logger.info("run ending after its execution", extra={"event": ending.type, "seq": ending.seq})
     return {"ended": ending.type, "seq": ending.seq}

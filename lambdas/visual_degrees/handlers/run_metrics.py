@@ -1,6 +1,7 @@
 """The run-level metrics the alarms read, emitted exactly once per run.
 
-A run's end is reported by whoever ends it (its final step, or a cancel that had to stop the
+A run's end is reported by whoever ends it (once per segment for a run continued after a budget ran
+out: each segment ends once) (its final step, or a cancel that had to stop the
 execution, or a start that failed); a marker item written if absent makes a retried final step or a
 race between two enders report once. Spend is reported per step as the growth of the run's budget
 ledger across the step (reservations are counted before each paid call), so the spend-per-hour alarm
@@ -20,10 +21,21 @@ _MARKER = "finishReported"
 
 
 def report_finished(
-    memory: Memory, run_id: str, outcome: str, ttl_seconds: int, *, budget: bool = False
+    memory: Memory,
+    run_id: str,
+    outcome: str,
+    ttl_seconds: int,
+    *,
+    budget: bool = False,
+    segment: int | None = None,
 ) -> bool:
-    """Count the run as finished with `outcome` unless someone already did; True if this call did."""
-    if not memory.put(Put(run_pk(run_id), _MARKER, {"outcome": outcome}, ttl_seconds, if_absent=True)):
+    """Count the run's segment (None: the one its meta names) as finished with `outcome` unless
+    someone already did; True if this call did."""
+    if segment is None:
+        meta = memory.get(run_pk(run_id), "meta")
+        segment = int((meta.data if meta is not None else {}).get("segment", 0))
+    marker = _MARKER if segment == 0 else f"{_MARKER}#c{segment}"
+    if not memory.put(Put(run_pk(run_id), marker, {"outcome": outcome}, ttl_seconds, if_absent=True)):
         return False
     count_finished(outcome)
     if budget:

@@ -50,7 +50,9 @@ def run_step(step: str, payload: dict[str, Any], ctx: StepContext) -> dict[str, 
     outcome = FINAL_STEPS.get(step)
     if outcome is not None:
         budget = result.get("stopReason") == BUDGET_STOP_REASON
-        report_finished(ctx.memory, state.run_id, outcome, state.options.ttl_seconds, budget=budget)
+        report_finished(
+            ctx.memory, state.run_id, outcome, state.options.ttl_seconds, budget=budget, segment=state.segment
+        )
     logger.info("step done", extra={"nextStepNo": result.get("step")})
     return result
 

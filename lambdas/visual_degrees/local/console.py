@@ -6,7 +6,7 @@ import json
 import sys
 from typing import Any, TextIO
 
-from visual_degrees.domain.models import RunEvent
+from visual_degrees.domain.models import Budgets, RunEvent
 from visual_degrees.domain.wording import plural
 
 
@@ -20,7 +20,7 @@ def describe(event: RunEvent) -> str:
     match event.type:
         case "run_started":
             text = f"{d['personA']} → {d['personB']}"
-        case "status":
+        case "status" | "run_continued":
             text = str(d.get("message", ""))
         case "evidence":
             confidences = f"({_pct(d['confidenceA'])} / {_pct(d['confidenceB'])})"
@@ -62,22 +62,54 @@ def summary(final: RunEvent, *, simulated: bool = False) -> str:
         lines.append(f"No path: {d['message']}")
         if len(d.get("partialPath") or []) > 1:
             lines.append(f"  got as far as: {' → '.join(d['partialPath'])}")
+        if len(d.get("partialPathFromB") or []) > 1:
+            lines.append(f"  and from the other side: {' → '.join(d['partialPathFromB'])}")
     elif final.type == "error":
         lines.append(f"Run failed: {d.get('message')} ({d.get('code')})")
     else:
         lines.append("Run cancelled.")
+    hint = d.get("hint")
+    if isinstance(hint, dict):
+        lines.append(f"Your hint, {hint.get('name')}: {hint.get('message')}")
+        for link in hint.get("links") or []:
+            lines.append(
+                f"  {link['from']} — {link['to']}: confidence {link['confidence']:.1f}  {link['imageUrl']}"
+            )
     usage = d.get("usage")
     if usage:
-        spent = [
+        seconds = f"{'simulated ' if simulated else ''}{d['simSeconds']:.1f} s" if "simSeconds" in d else None
+        segments = d.get("segments") or []
+        if len(segments) > 1:
+            for seg in segments:
+                label = "first run" if not seg.get("segment") else f"continuation {seg['segment']}"
+                lines.append(f"Spent ({label}): {_spend(seg)}")
+            lines.append(f"Spent in total: {_spend(usage)}")
+        else:
+            lines.append("Spent: " + " · ".join([_spend(usage), *([seconds] if seconds else [])]))
+    return "\n".join(lines)
+
+
+def _spend(usage: dict[str, Any]) -> str:
+    return " · ".join(
+        [
             plural(usage["searches"], "search", "searches"),
             plural(usage["recognitions"], "recognition"),
             plural(usage["llmCalls"], "LLM call"),
             f"${usage['costUsd']:.4f}",
         ]
-        if "simSeconds" in d:
-            spent.append(f"{'simulated ' if simulated else ''}{d['simSeconds']:.1f} s")
-        lines.append("Spent: " + " · ".join(spent))
-    return "\n".join(lines)
+    )
+
+
+def continue_hint(final: RunEvent) -> str | None:
+    """For an ending that a continuation may follow: the command that continues it, and why."""
+    d = final.data
+    if final.type not in ("no_path", "error") or not (d.get("continuable") or d.get("continuableWithHint")):
+        return None
+    if d.get("continuable"):
+        command = f"visual-degrees run --continue {final.run_id} --budget-searches {Budgets().searches}"
+    else:
+        command = f'visual-degrees run --continue {final.run_id} --via "NAME"'
+    return f"{d.get('why', '')}\ncontinue with: {command}".strip()
 
 
 class ConsoleSink:

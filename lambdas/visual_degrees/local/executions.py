@@ -1,5 +1,7 @@
 """Execution histories of local runs, kept without TTL: they are the operator's trace, as the Step
-Functions console keeps them for deployed runs."""
+Functions console keeps them for deployed runs. A run continued after a budget ran out has one
+execution per segment (`<run id>`, `<run id>--c1`, …); the list of runs has one row per run, with
+the latest outcome and its executions in order."""
 
 from __future__ import annotations
 
@@ -18,14 +20,16 @@ class ExecutionStore:
         self.memory = memory
 
     def save(
-        self, run_id: str, status: str, visited: int, history: list[dict[str, Any]], **summary: Any
+        self, name: str, status: str, visited: int, history: list[dict[str, Any]], **summary: Any
     ) -> None:
-        pk = f"exec#{run_id}"
+        """Keep the history of execution `name` (of run `summary["runId"]`, default: `name`)."""
+        pk = f"exec#{name}"
         for start in range(0, len(history), HISTORY_CHUNK):
             chunk = history[start : start + HISTORY_CHUNK]
             self.memory.put(Put(pk, f"h#{start // HISTORY_CHUNK:05d}", {"events": chunk}))
         record = {
-            "runId": run_id,
+            "runId": name,
+            "execution": name,
             "status": status,
             "states": visited,
             "events": len(history),
@@ -33,7 +37,30 @@ class ExecutionStore:
             **summary,
         }
         self.memory.put(Put(pk, "summary", record))
-        self.memory.put(Put(_RUNS_PK, run_id, record))
+        run_id = str(record["runId"])
+        earlier = self.memory.get(_RUNS_PK, run_id) if name != run_id else None
+        row = dict(record)
+        if earlier is not None:  # a continuation: the run's row keeps its start, adds the execution
+            first = earlier.data
+            row.update(
+                startedAt=first.get("startedAt", row.get("startedAt")),
+                executions=[*first.get("executions", [run_id]), name],
+            )
+        else:
+            row["executions"] = [name]
+        self.memory.put(Put(_RUNS_PK, run_id, row))
+
+    def run_record(self, run_id: str) -> dict[str, Any] | None:
+        """The run's row in the list of runs (its latest execution's summary, its executions)."""
+        item = self.memory.get(_RUNS_PK, run_id)
+        return item.data if item else None
+
+    def executions(self, run_id: str) -> list[str]:
+        """The names of the run's executions, first to latest (RunNotFound: none recorded)."""
+        record = self.run_record(run_id)
+        if record is None:
+            raise RunNotFound(f"no execution history for run {run_id!r}")
+        return [str(name) for name in record.get("executions", [run_id])]
 
     def history(self, run_id: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
         pk = f"exec#{run_id}"

@@ -1,6 +1,7 @@
 """Run an investigation on one machine: the state machine file on the local engine, each Task's step
 in-process, run memory in SQLite (or any Memory), events to any sink, the execution history kept for
-`visual-degrees trace`.
+`visual-degrees trace`. A run that stopped on a budget can be continued: a new execution over the
+same run (services/continuation.py), recorded beside the first.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from typing import Any
 from visual_degrees.constants import STATE_TASKS
 from visual_degrees.domain.costs import DEFAULT_COSTS, CostTable
 from visual_degrees.domain.errors import RunNotFound
-from visual_degrees.domain.ids import new_run_id
+from visual_degrees.domain.ids import execution_name, new_run_id
 from visual_degrees.domain.models import DEFAULT_TTL_SECONDS, RunEvent, RunOptions, RunState
 from visual_degrees.domain.outcomes import BY_EVENT, TERMINAL_EVENTS, Outcome
 from visual_degrees.domain.requests import parse_options, validate_pair
@@ -21,6 +22,7 @@ from visual_degrees.local.asl.definition import load_definition
 from visual_degrees.local.asl.engine import Execution, LocalEngine
 from visual_degrees.local.executions import ExecutionStore
 from visual_degrees.ports import Clock, EventSink, Memory
+from visual_degrees.services import continuation
 from visual_degrees.services.context import CacheTally, Providers, StepContext
 from visual_degrees.services.event_log import EventLog
 from visual_degrees.services.run_memory import RunControl
@@ -71,12 +73,46 @@ class LocalRunner:
         *,
         run_id: str | None = None,
         sink: EventSink | None = None,
+        recorded: dict[str, Any] | None = None,
     ) -> RunResult:
-        """Validate, then run to the end. Bad input raises InvalidInput before anything is written."""
+        """Validate, then run to the end. Bad input raises InvalidInput before anything is written.
+        `recorded`: more facts for the run's execution record (how `run --continue` finds its world)."""
         a, b = validate_pair(person_a, person_b)
         opts = parse_options(options)
-        run_id = run_id or new_run_id()
+        initial = RunState(run_id=run_id or new_run_id(), person_a=a, person_b=b, options=opts)
+        return self.execute(initial, sink=sink, recorded=recorded)
+
+    def continue_run(
+        self,
+        run_id: str,
+        *,
+        budgets: dict[str, Any] | None = None,
+        via: str | None = None,
+        sink: EventSink | None = None,
+        recorded: dict[str, Any] | None = None,
+    ) -> RunResult:
+        """Continue a run that stopped on a budget (services/continuation.py: RunNotFound,
+        RunInProgress, NotContinuable or InvalidInput before anything is written), to its next end.
+        `budgets`: this segment's, by wire name (default: the run's own again); `via`: a hint."""
+        cont = continuation.prepare(self.memory, run_id, budgets=budgets, via=via, now=time.time())
+        continuation.claim(self.memory, cont, at=time.time())
+        continuation.announce(self.memory, sink, cont, at=time.time())
+        return self.execute(cont.state, sink=sink, recorded=recorded)
+
+    def execute(
+        self, initial: RunState, *, sink: EventSink | None = None, recorded: dict[str, Any] | None = None
+    ) -> RunResult:
+        """Run the state machine from `initial` (a new run's first state, or a continuation's) to its
+        end, and record its execution (named by execution_name)."""
+        run_id, segment = initial.run_id, initial.segment
+        name = execution_name(run_id, segment)
         env = self._environment(run_id)
+        if segment and env.simulated:  # simulated time goes on from where the last segment ended
+            resumed_at = float(
+                (RunControl(self.memory, run_id, DEFAULT_TTL_SECONDS).meta() or {}).get("clockAt", 0)
+            )
+            if resumed_at > env.clock.now():
+                env.sleep(resumed_at - env.clock.now())
         ctx = StepContext(
             providers=env.providers, memory=self.memory, clock=env.clock, sink=sink, costs=self._costs
         )
@@ -87,22 +123,27 @@ class LocalRunner:
         engine = LocalEngine(
             self._definition, invoke, sleep=env.sleep, now=env.clock.now, on_transition=env.on_transition
         )
-        initial = RunState(run_id=run_id, person_a=a, person_b=b, options=opts)
+        before = EventLog(self.memory).last_seq(run_id)
         started_at = time.time()  # wall time, whatever clock the run itself keeps
-        execution = engine.execute(initial.dump(), name=run_id)
+        execution = engine.execute(initial.dump(), name=name)
         final = self.final_event(run_id)
+        if final is not None and final.seq <= before:
+            final = None  # the last segment's ending: this one ended without its own
         outcome: Outcome = BY_EVENT[final.type].outcome if final else "error"
         ExecutionStore(self.memory).save(
-            run_id,
+            name,
             execution.status,
             len(execution.visited),
             execution.history,
-            personA=a.name,
-            personB=b.name,
+            runId=run_id,
+            segment=segment,
+            personA=initial.person_a.name,
+            personB=initial.person_b.name,
             outcome=outcome,
             world=env.web,
             startedAt=started_at,
             clock="simulated" if env.simulated else "wall",
+            **(recorded or {}),
         )
         return RunResult(
             run_id=run_id, outcome=outcome, final=final, execution=execution, cache_tally=ctx.cache_tally

@@ -58,12 +58,16 @@ def format_history(summary: dict[str, Any], events: list[dict[str, Any]]) -> str
     simulated = summary.get("clock") == "simulated"
     world = summary.get("world")
     context = [f"world {world}" if world else "", f"started {_started(summary)}"]
+    since = "this continuation" if summary.get("segment") else "the run"
     if simulated:
-        context.append("times are simulated seconds since the run started (the sandbox's clock)")
+        context.append(f"times are simulated seconds since {since} started (the sandbox's clock)")
     elif events:
-        context.append("times are seconds since the run started")
+        context.append(f"times are seconds since {since} started")
+    title = f"Run {summary['runId']}"
+    if summary.get("segment"):
+        title += f", continuation {summary['segment']} (execution {summary.get('execution')})"
     lines = [
-        f"Run {summary['runId']}: {summary['personA']} → {summary['personB']}",
+        f"{title}: {summary['personA']} → {summary['personB']}",
         " · ".join(part for part in context if part),
         f"Execution {summary['status']} · outcome {summary['outcome']} · "
         f"{plural(summary['states'], 'state')} · {plural(len(events), 'event')}",
@@ -83,7 +87,11 @@ def format_runs(runs: list[dict[str, Any]]) -> str:
     rows = [("started", "world", "outcome", "people", "run id")]
     for run in runs:
         people = f"{run['personA']} → {run['personB']}"
-        rows.append((_started(run), str(run.get("world") or "?"), str(run["outcome"]), people, run["runId"]))
+        outcome = str(run["outcome"])
+        continued = len(run.get("executions") or []) - 1
+        if continued > 0:
+            outcome += f" (continued{f' {continued}×' if continued > 1 else ''})"
+        rows.append((_started(run), str(run.get("world") or "?"), outcome, people, run["runId"]))
     widths = [max(len(row[i]) for row in rows) for i in range(4)]
     return "\n".join(
         "  ".join(cell.ljust(width) for cell, width in zip(row[:4], widths, strict=True)) + "  " + row[4]

@@ -30,6 +30,7 @@ COST_LEAD = 1.0
 COST_GUEST = 2.0
 COST_RETRY = 6.0  # named together, but every photo in hand failed: a pair search may find more
 COST_HUNCH = 8.0
+COST_USER_HUNCH = 0.1  # the user's hint (services/hints.py): checked before any other lead
 COST_WEAK = 5.0  # a link shown only by a photo that may be a lookalike: a second photo is needed
 PHOTOS_PER_TRY = 2  # photos of one pair recognised at once (concurrently)
 
@@ -48,7 +49,11 @@ def pair_cost(scope: RunScope, book: LeadBook, x: str, y: str) -> float | None:
     book: a step that changes the run graph or the leads reads a new book)."""
     pair = (x, y) if x < y else (y, x)
     if pair not in book.costs:
-        book.costs[pair] = _pair_cost(scope, book, x, y)
+        cost = _pair_cost(scope, book, x, y)
+        hunch = book.hunches.get(x, {}).get(y)
+        if cost is not None and cost > COST_LINK and hunch is not None and hunch.source == "user":
+            cost = min(cost, COST_USER_HUNCH)
+        book.costs[pair] = cost
     return book.costs[pair]
 
 

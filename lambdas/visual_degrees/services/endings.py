@@ -1,5 +1,8 @@
 """The one writer of a run's ending: its terminal event, then its status in the run's meta.
 
+A run continued after a budget ran out (services/continuation.py) ends once more per segment, each
+ending under its segment's own key (domain/outcomes.final_key).
+
 Used by the final steps (through RunScope.finish), by the client protocol when it must end a run
 itself (a start that failed, a cancel that had to stop the execution) and by the local server when
 its engine broke. The event goes under FINAL_KEY, so whoever ends the run first wins; the meta is
@@ -22,7 +25,7 @@ from typing import Any
 from visual_degrees.constants import MAX_EVENT_BYTES
 from visual_degrees.domain.costs import DEFAULT_COSTS
 from visual_degrees.domain.models import DEFAULT_TTL_SECONDS, Budgets, EventType, RunEvent
-from visual_degrees.domain.outcomes import BY_EVENT, FINAL_KEY
+from visual_degrees.domain.outcomes import BY_EVENT, final_key
 from visual_degrees.ports import EventSink, Memory
 from visual_degrees.protocol import compact
 from visual_degrees.services.budget import Budget
@@ -44,16 +47,22 @@ def end_run(
     data: dict[str, Any],
     *,
     at: float,
+    segment: int | None = None,
     **meta: Any,
 ) -> RunEvent:
-    """End the run with `type_` (a terminal event type) unless it has ended already; the ending
-    that holds. `meta`: more facts for the run's meta (hops, reason, code, …)."""
+    """End the run's segment (`segment`; None: the one its meta says is going, 0 for a run never
+    continued) with `type_` (a terminal event type) unless it has ended already; the ending that
+    holds. `meta`: more facts for the run's meta (hops, reason, code, …)."""
+    control = RunControl(memory, run_id, ttl_seconds)
+    if segment is None:
+        segment = int((control.meta() or {}).get("segment", 0))
     if "usage" not in data:
         data = {**data, "usage": Budget(memory, run_id, Budgets(), DEFAULT_COSTS, ttl_seconds).summary()}
     data = compact(data, MAX_EVENT_BYTES - ENVELOPE_BYTES)
-    event = EventLog(memory, sink, ttl_seconds=ttl_seconds).append(run_id, FINAL_KEY, type_, data, at=at)
+    log = EventLog(memory, sink, ttl_seconds=ttl_seconds)
+    event = log.append(run_id, final_key(segment), type_, data, at=at)
     if event.type == type_:
-        RunControl(memory, run_id, ttl_seconds).update_meta(status=BY_EVENT[type_].status, **meta)
+        control.update_meta(status=BY_EVENT[type_].status, **meta)
     return event
 
 
@@ -87,10 +96,12 @@ def end_after_execution(
     *,
     at: float,
     ttl_seconds: int | None = None,
+    segment: int | None = None,
 ) -> RunEvent | None:
-    """The run's ending once its execution has ended with `status`: the one it has (its final step,
-    HandleError or a cancel wrote it: nothing changes), else one saying how the execution ended.
-    None for a status that is not an end, or a run this memory does not know (or no longer holds)."""
+    """The run's ending once its execution (of `segment`, None: the segment going) has ended with
+    `status`: the one it has (its final step, HandleError or a cancel wrote it: nothing changes),
+    else one saying how the execution ended. None for a status that is not an end, or a run this
+    memory does not know (or no longer holds)."""
     ending = AFTER_EXECUTION.get(status)
     if ending is None:
         return None
@@ -101,4 +112,4 @@ def end_after_execution(
     data: dict[str, Any] = {"code": ending.code, "message": ending.message, "executionStatus": status}
     if ending.event == "cancelled":
         data["stopped"] = True
-    return end_run(memory, sink, run_id, ttl, ending.event, data, at=at, code=ending.code)
+    return end_run(memory, sink, run_id, ttl, ending.event, data, at=at, segment=segment, code=ending.code)

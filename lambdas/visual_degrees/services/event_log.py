@@ -63,6 +63,10 @@ class EventLog:
             return event
         raise ConditionFailed(f"event log of run {run_id} is too contended to append")
 
+    def has(self, run_id: str, key: str) -> bool:
+        """Whether the event of logical `key` has been appended."""
+        return self._memory.get(run_pk(run_id), f"evkey#{key}") is not None
+
     def _stored(self, run_id: str, seq: int) -> RunEvent:
         item = self._memory.get(run_pk(run_id), _event_sk(seq))
         if item is None:  # claimed in the same transaction as the event, so only expiry explains this

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from visual_degrees.domain.queries import discovery_query, pair_query
+from visual_degrees.services import hints
 from visual_degrees.services.chains import name, neighbours
 from visual_degrees.services.leads import LeadBook
 from visual_degrees.services.scope import RunScope
@@ -62,6 +63,10 @@ def next_expansion(scope: RunScope, book: LeadBook) -> Expansion | None:
     """The next page to read, or None when nobody is left to search on a side: every chain needs
     someone of each side, and the other side's pages cannot show this side's people (its titles
     are all read)."""
+    hinted = hints.unsearched(scope, book)
+    if hinted is not None:  # the user's hint failed as it stood: their own page first
+        query = discovery_query(name(scope, book, hinted), 1) or name(scope, book, hinted)
+        return Expansion(query=query, subjects=[hinted], side="A", depth=1)
     both = sides(scope, book)
     best = {side: ranked(scope, book, depth) for side, depth in both.items()}
     a = best["A"][0] if best["A"] else None

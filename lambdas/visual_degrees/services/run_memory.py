@@ -107,6 +107,11 @@ class RunControl(RunItems):
     def step_output(self, step: int) -> dict[str, Any] | None:
         return self._get(f"step#{step:05d}")
 
+    def last_step(self) -> int:
+        """The highest step number the run has memoised (-1: none): a continuation counts on."""
+        items = self._scan("step#")
+        return int(items[-1].sk.removeprefix("step#")) if items else -1
+
     def save_step_output(self, step: int, output: dict[str, Any]) -> dict[str, Any]:
         """Memoise a step's output; if a concurrent attempt already did, its output wins."""
         if self._put(f"step#{step:05d}", output, if_absent=True):
@@ -342,6 +347,11 @@ class RunLeads(RunItems):
     def add_hunch(self, a: str, b: str, data: dict[str, Any]) -> bool:
         """Keep a planner's hunch that a and b met (the first one about a pair holds)."""
         return self._put(f"hunch#{edge_id(a, b)}", {"a": a, "b": b, **data}, if_absent=True)
+
+    def add_user_hunch(self, a: str, b: str, data: dict[str, Any]) -> None:
+        """Keep the user's hint that a and b met (source "user"), over any planner hunch about the
+        pair: a user's hint is checked first (chains.pair_cost)."""
+        self._put(f"hunch#{edge_id(a, b)}", {"a": a, "b": b, **data, "source": "user"})
 
     def hunches(self) -> list[dict[str, Any]]:
         return [item.data for item in self._scan("hunch#")]

@@ -14,6 +14,7 @@ from visual_degrees.domain.models import EventType, Face, Person, RunEvent, RunO
 from visual_degrees.domain.strategy import Knobs
 from visual_degrees.services.budget import Budget, Resource
 from visual_degrees.services.context import StepContext
+from visual_degrees.services.continuation import POSITION_FIELDS, close_segment, segments_summary
 from visual_degrees.services.endings import end_run
 from visual_degrees.services.event_log import EventLog
 from visual_degrees.services.run_graph import RunGraph
@@ -58,15 +59,38 @@ class RunScope:
         return self.log.append(self.state.run_id, key, type_, data, at=self.ctx.clock.now())
 
     def finish(self, type_: EventType, data: dict[str, Any], **meta: Any) -> RunEvent:
-        """End the run with its one terminal event (services/endings.py); `meta` joins its meta."""
+        """End the run's segment with its one terminal event (services/endings.py); `meta` joins
+        its meta, with what a continuation would start from: the last step number, the search
+        position, the clock, and the segment's spend (services/continuation.py). A continuation's
+        ending also tells its segment, what the segment spent (`usage` is the run's total) and the
+        spend of every segment so far."""
+        state, now = self.state, self.ctx.clock.now()
+        usage = data.get("usage") or self.budget.summary()
+        segments, spent = close_segment(
+            self.control.meta() or {},
+            state.segment,
+            budgets=self.options.budgets,
+            usage=usage,
+            seconds=now - state.started_at,
+            outcome=type_,
+        )
+        data = {**data, "usage": usage}
+        if state.segment:
+            data.update(segment=state.segment, segmentUsage=spent, segments=segments_summary(segments))
+        position = state.model_dump(mode="json", by_alias=True, include=set(POSITION_FIELDS))
         return end_run(
             self.ctx.memory,
             self.ctx.sink,
-            self.state.run_id,
+            state.run_id,
             self.options.ttl_seconds,
             type_,
             data,
-            at=self.ctx.clock.now(),
+            at=now,
+            segment=state.segment,
+            lastStep=state.step,
+            position=position,
+            clockAt=now,
+            segments=segments,
             **meta,
         )
 

@@ -1,11 +1,15 @@
-"""S7: an honest `no_path`: how far the search got and which limit ended it."""
+"""S7: an honest `no_path`: how far the search got, which limit ended it, whether the run can be
+continued (only a budget's end can: domain/continuation.py says why not the others) and what became
+of the user's hint."""
 
 from __future__ import annotations
 
 from itertools import chain
 
+from visual_degrees.domain.continuation import no_path_verdict
 from visual_degrees.domain.models import RunState
 from visual_degrees.domain.paths import graph_summary
+from visual_degrees.services import hints
 from visual_degrees.services.context import StepContext
 from visual_degrees.services.progress import partial_paths, partial_paths_payload
 from visual_degrees.services.scope import RunScope
@@ -26,6 +30,12 @@ def run(state: RunState, ctx: StepContext) -> RunState:
     unseen = (scope.control.meta() or {}).get("unseenEnd")
     if reason == "candidates_exhausted" and unseen:
         message = f"No photo could be found showing {unseen} with anyone, and every chain needs one."
+    else:
+        unseen = None
+    verdict = no_path_verdict(
+        reason, exhausted=state.exhausted, unseen=unseen, max_hops=state.options.max_hops
+    )
+    hint = hints.report(scope)
     scope.finish(
         "no_path",
         {
@@ -34,6 +44,9 @@ def run(state: RunState, ctx: StepContext) -> RunState:
             "message": message,
             "hopsTried": state.hop,
             "maxHops": state.options.max_hops,
+            **({"unseenEnd": unseen} if unseen else {}),
+            **verdict.payload(),
+            **({"hint": hint} if hint else {}),
             **partial_paths_payload(scope),
             "usage": scope.budget.summary(),
             "simSeconds": round(ctx.clock.now() - state.started_at, 3),

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from visual_degrees.domain.models import RunState
 from visual_degrees.domain.paths import best_path, final_payload
+from visual_degrees.services import hints
 from visual_degrees.services.context import StepContext
 from visual_degrees.services.evidence import announce
 from visual_degrees.services.scope import RunScope
@@ -24,8 +25,12 @@ def run(state: RunState, ctx: StepContext) -> RunState:
         announce(scope, edge)
         if remember:
             scope.shared.remember_edge(edge)
+    keys = [e.a for e in chain] + [chain[-1].b]
+    hint = hints.report(scope, keys)
     payload = final_payload(chain, edges, scope.evidence.names())  # the graph bounded around the chain
+    if hint is not None:
+        payload["hint"] = hint
     payload["usage"] = scope.budget.summary()
     payload["simSeconds"] = round(ctx.clock.now() - state.started_at, 3)
     scope.finish("final", payload, hops=len(chain))
-    return state.advanced(reached=True, path=[e.a for e in chain] + [chain[-1].b])
+    return state.advanced(reached=True, path=keys)

@@ -1,14 +1,24 @@
-"""S0: validate and normalise the two names, create the run in memory (with TTL), announce it."""
+"""S0: validate and normalise the two names, create the run in memory (with TTL), announce it.
+
+A continuation (segment 1, 2, …: services/continuation.py made the run `running` again and announced
+it) creates nothing and announces nothing twice: it notes when its segment started (its runtime
+budget counts from there) and keeps the search position the last segment ended at. Either way, a
+hint (`via`) becomes the user's hunches, checked first (services/hints.py).
+"""
 
 from __future__ import annotations
 
 from visual_degrees.domain.models import RunState
 from visual_degrees.domain.requests import validate_pair
+from visual_degrees.domain.wording import plural
+from visual_degrees.services import hints
 from visual_degrees.services.context import StepContext
 from visual_degrees.services.scope import RunScope
 
 
 def run(state: RunState, ctx: StepContext) -> RunState:
+    if state.segment:
+        return _continue(state, ctx)
     a, b = validate_pair(state.person_a.name, state.person_b.name)
     now = ctx.clock.now()
     state = state.model_copy(update={"person_a": a, "person_b": b})
@@ -35,4 +45,18 @@ def run(state: RunState, ctx: StepContext) -> RunState:
         key="run_started",
     )
     scope.status(f"Looking for one photo of {a.name} with {b.name}")
+    hints.take(scope)
     return state.advanced(frontier=a.key, path=[a.key], side="A", hop=0, round=0)
+
+
+def _continue(state: RunState, ctx: StepContext) -> RunState:
+    scope = RunScope(ctx, state)
+    started = scope.decide("startedAt", ctx.clock.now)  # a re-run keeps the first attempt's start
+    state = scope.state = state.model_copy(update={"started_at": started})
+    links = len(scope.evidence.edges())
+    scope.status(
+        f"Picking up where the run stopped: {plural(links, 'link')} proven so far, "
+        f"{plural(len(scope.leads.pages()), 'page')} of results already read"
+    )
+    hints.take(scope)
+    return state.advanced()

@@ -27,6 +27,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from visual_degrees.domain.ids import execution_name
 from visual_degrees.domain.models import DEFAULT_TTL_SECONDS
 from visual_degrees.local.asl.history import History
 from visual_degrees.local.executions import ExecutionStore
@@ -166,6 +167,8 @@ class InFlight:
         with the process)."""
         owner = self._memory.get(run_pk(run_id), "owner")
         people = owner.data if owner is not None else {}
+        meta = self._memory.get(run_pk(run_id), "meta")
+        segment = int((meta.data if meta is not None else {}).get("segment", 0))
         history = History(lambda: at, max_events=2)
         history.close(
             "ExecutionFailed",
@@ -173,10 +176,12 @@ class InFlight:
             {"error": "ServerStopped", "cause": STOPPED_MESSAGE},
         )
         ExecutionStore(self._memory).save(
-            run_id,
+            execution_name(run_id, segment),
             "FAILED",
             0,
             history.events,
+            runId=run_id,
+            segment=segment,
             personA=people.get("personA", "?"),
             personB=people.get("personB", "?"),
             outcome="error",
