@@ -116,6 +116,7 @@ ROUTE_NEEDS: Mapping[str, frozenset[Need]] = {
     "ws_cancel_run": frozenset({Need.MEMORY, Need.PUSH, Need.STOP_RUN, Need.DESCRIBE_RUN}),
     "ws_get_run": frozenset({Need.MEMORY, Need.PUSH, Need.DESCRIBE_RUN}),
     "ws_get_graph": frozenset({Need.MEMORY, Need.PUSH}),
+    "ws_continue_run": frozenset({Need.MEMORY, Need.PUSH, Need.START_RUN}),
     "ws_default": frozenset({Need.PUSH}),  # replies with an error; touches nothing else
 }
 

@@ -65,6 +65,7 @@ WEBSOCKET_ROUTES: dict[str, str] = {
     "cancelRun": "ws_cancel_run",
     "getRun": "ws_get_run",
     "getGraph": "ws_get_graph",
+    "continueRun": "ws_continue_run",
     "$default": "ws_default",
 }
 

@@ -6,6 +6,7 @@ Client -> server: JSON objects routed on `action` (API Gateway's `$request.body.
     {"action": "cancelRun", "runId", "runToken"?}
     {"action": "getRun", "runId", "runToken"?}
     {"action": "getGraph", "runId", "runToken"?, "cursor"?}
+    {"action": "continueRun", "runId", "runToken"?, "budgets"?, "via"?}
 Server -> client: run events as stored (`{"runId", "seq", "type", "ts", "data"}`, recognisable by
 `seq`), and replies without `seq`:
     {"type": "runAccepted", "runId", "runToken"}        to startRun (the client is subscribed)
@@ -15,6 +16,9 @@ Server -> client: run events as stored (`{"runId", "seq", "type", "ts", "data"}`
      "executionStatus", "cancelRequested", "final"}     to getRun
     {"type": "graph", "runId", "nodes", "edges", "cursor"}  to getGraph: one page of the run's verified
                                                          graph; `cursor` asks for the next (null: done)
+    {"type": "continueAccepted", "runId", "segment", "budgets", "via"}
+                                                         to continueRun (the client is subscribed; the
+                                                         run's `run_continued` event follows)
     {"type": "error", "code", "message", "action"?}      to anything malformed or refused
 Every message we send fits one frame (MAX_EVENT_BYTES, under API Gateway's 128 KB): a terminal event
 carries the chain, its evidence and a bounded graph summary (`graph.truncated` counts what it left
@@ -48,8 +52,11 @@ TOO_MANY_RUNS = "too_many_runs"
 RATE_LIMITED = "rate_limited"
 UNAUTHORIZED = "unauthorized"
 INTERNAL_ERROR = "internal_error"
+# continueRun's refusals (domain/errors.py; above_ceiling is domain/ceilings.py's)
+RUN_IN_PROGRESS = "run_in_progress"
+NOT_CONTINUABLE = "not_continuable"
 
-ACTIONS = ("startRun", "subscribe", "cancelRun", "getRun", "getGraph")
+ACTIONS = ("startRun", "subscribe", "cancelRun", "getRun", "getGraph", "continueRun")
 # Deeper than any message of the protocol (startRun's options.budgets is 3 levels), far below what
 # would exhaust the parser's recursion: `[` x 50,000 is 50 KB, well under the size limit.
 MAX_JSON_DEPTH = 32
@@ -111,11 +118,23 @@ class GetGraph(Message):
     cursor: str | None = Field(default=None, min_length=1, max_length=2048)
 
 
-ClientMessage = Annotated[StartRun | Subscribe | CancelRun | GetRun | GetGraph, Field(discriminator="action")]
+class ContinueRun(Message):
+    """Continue a run that stopped on a budget (services/continuation.py): `budgets` for the new
+    segment by wire name (default: the run's own again), `via` a person believed to connect them."""
+
+    action: Literal["continueRun"]
+    run_id: str = _RUN_ID
+    run_token: str | None = _TOKEN
+    budgets: dict[str, Any] | None = None  # validated like startRun's options.budgets
+    via: str | None = Field(default=None, max_length=1000)  # the name rules: domain/requests
+
+
+AnyMessage = StartRun | Subscribe | CancelRun | GetRun | GetGraph | ContinueRun
+ClientMessage = Annotated[AnyMessage, Field(discriminator="action")]
 _MESSAGE: TypeAdapter[ClientMessage] = TypeAdapter(ClientMessage)
 
 
-def parse_message(raw: str | bytes) -> StartRun | Subscribe | CancelRun | GetRun | GetGraph:
+def parse_message(raw: str | bytes) -> AnyMessage:
     """Parse one frame, or raise ProtocolError with the code that names what is wrong."""
     size = len(raw.encode("utf-8") if isinstance(raw, str) else raw)
     if size > MAX_MESSAGE_BYTES:

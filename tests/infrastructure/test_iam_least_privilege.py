@@ -155,3 +155,14 @@ def test_each_capability_is_granted_to_exactly_the_functions_that_need_it(
         if action.startswith("states:"):
             # on this state machine (start) or its executions (stop, describe), never another's
             assert all(machine_id in referenced_ids(s["Resource"]) for s in grants), spec.module
+
+
+def test_continuing_a_run_may_start_executions_and_nothing_else_of_step_functions(
+    raw: dict[str, Any],
+) -> None:
+    # continueRun starts the run's next execution (<run id>--c<n>) on this state machine only
+    (spec,) = [s for s in handler_table() if s.label == "continueRun"]
+    _, function = function_for(raw, spec.module)
+    statements = statements_of_role(raw, role_of_function(function))
+    actions = {a for s in statements for a in as_list(s["Action"]) if a.startswith("states:")}
+    assert actions == {"states:StartExecution"}

@@ -123,3 +123,28 @@ def test_the_sink_hands_events_from_a_run_thread_to_the_loop() -> None:
     assert seqs_of(sent) == [1, 2, 3]
     assert [seq for seq, _ in stamps] == [1, 2, 3]
     assert all(t > 0 for _, t in stamps)
+
+
+def ending(seq: int, type_: EventType, **data: object) -> Published:
+    stamp = "2024-01-01T00:00:00Z"
+    return Published.of(RunEvent(run_id=RUN, seq=seq, type=type_, ts=stamp, data=dict(data)))
+
+
+def test_a_run_that_may_be_continued_keeps_its_subscribers() -> None:
+    async def scenario() -> tuple[list[str], tuple[bool, bool], bool, int]:
+        # Given a subscriber of a run that stops on a budget (a continuation may follow)
+        sent: list[str] = []
+        broker = Broker(log_of([event(1)]))
+        sub = await broker.subscribe(RUN, 1, sent.append)
+        broker.publish(ending(2, "no_path", reason="budget", exhausted="searches", continuable=True))
+        after_budget = (sub.resting, sub.finished)
+        # When the run is continued, then finds its chain
+        broker.publish(event(3, "run_continued"))
+        broker.publish(ending(4, "final"))
+        return sent, after_budget, sub.finished, broker.subscriber_count()
+
+    sent, after_budget, finished, left = asyncio.run(scenario())
+    # Then it rested after the budget's end, got the continuation's events, and was done at the final
+    assert after_budget == (True, False)
+    assert seqs_of(sent) == [1, 2, 3, 4]
+    assert finished and left == 0

@@ -123,7 +123,7 @@ def running_server(
         environment or sandbox,
         config,
         web=sandbox.web,
-        require_known=lambda a, b: require_known(sandbox, a, b),
+        require_known=lambda *names: require_known(sandbox, *names),
         on_deliver=on_deliver,
     )
     started = threading.Event()

@@ -13,7 +13,7 @@ from visual_degrees.adapters.wall_clock import WallClock
 from visual_degrees.domain.errors import UnknownPerson
 from visual_degrees.local.runner import RunEnvironment
 
-PAIR_FIELDS = ("personA", "personB")
+PAIR_FIELDS = ("personA", "personB", "via")  # the names a run may be asked for, in order
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -70,7 +70,7 @@ def sandbox_environment(
 
 def require_known(environment: SandboxEnvironment, *names: str) -> None:
     """In the sandbox we can tell a user that a name is nobody in the world, and whom they may have
-    meant (live, we cannot). Names are personA then personB."""
+    meant (live, we cannot). Names are personA, personB, then (if any) the hint, via."""
     unknown = {
         field: name
         for field, name in zip(PAIR_FIELDS, names, strict=False)

@@ -47,6 +47,14 @@ class RunAccess:
             raise RunNotFound(f"run id {run_id!r} is already taken")
         return token
 
+    def update(self, run_id: str, **changes: Any) -> None:
+        """Change facts of a run's record (a continuation's execution), keeping its owner and token;
+        it lives the run's TTL from now (a continuation is a run going again)."""
+        item = self._memory.get(run_pk(run_id), _SK)
+        if item is None:
+            raise RunNotFound(f"no run {run_id!r}")
+        self._memory.put(Put(run_pk(run_id), _SK, {**item.data, **changes}, ttl_of(item.data)))
+
     def record(self, run_id: str, caller: str, token: str | None = None) -> dict[str, Any]:
         """The access record if `caller` owns the run or `token` is its token; else RunNotFound
         (the same answer as for a run that does not exist)."""

@@ -1,5 +1,5 @@
-"""The client protocol's actions (startRun, subscribe, cancelRun, getRun, getGraph) as one use case
-over ports, serving both servers: the deployed WebSocket API (handlers/routes.py with the AWS
+"""The client protocol's actions (startRun, subscribe, cancelRun, getRun, getGraph, continueRun) as
+one use case over ports, serving both servers: the deployed WebSocket API (handlers/routes.py with the AWS
 adapters) and the local server (local/server/ with its in-process adapters). Nothing here knows API
 Gateway, Step Functions, a socket or a thread.
 
@@ -22,6 +22,11 @@ repeated cancelRun; the `cancelled` event then comes from here, under the same l
 step's, so a run ends with exactly one final event whoever gets there first (services/endings.py).
 An execution found over by then whose run never got its ending is given the one its end calls for
 (services/endings.end_after_execution), so a cancelRun never leaves a run `running` for ever.
+
+Continuing (issue 13) is starting again over the same run: the run must have stopped on a budget
+(services/continuation.py says why others cannot), its total spend stays under the operator's
+ceilings, it takes a place under the client's cap like a start, and its execution is the run's next
+(`<run id>--c<segment>`); the run's log goes on, so everyone following the run keeps following it.
 """
 
 from __future__ import annotations
@@ -34,13 +39,24 @@ from typing import Any, Protocol
 from visual_degrees.constants import MAX_EVENT_BYTES
 from visual_degrees.domain.ceilings import RunCeilings
 from visual_degrees.domain.costs import DEFAULT_COSTS, CostTable
-from visual_degrees.domain.errors import ConditionFailed, RunNotFound
-from visual_degrees.domain.ids import new_run_id
+from visual_degrees.domain.errors import ConditionFailed, RunInProgress, RunNotFound
+from visual_degrees.domain.ids import execution_name, new_run_id
 from visual_degrees.domain.models import Budgets, RunOptions, RunState
 from visual_degrees.domain.outcomes import BY_EVENT, FINISHED_STATUSES, TERMINAL_EVENTS, run_status
-from visual_degrees.domain.requests import parse_options, validate_pair
+from visual_degrees.domain.requests import parse_options, validate_hint, validate_pair
 from visual_degrees.ports import EventSink, Memory
-from visual_degrees.protocol import CancelRun, GetGraph, GetRun, StartRun, Subscribe, reply_for, wire_size
+from visual_degrees.protocol import (
+    AnyMessage,
+    CancelRun,
+    ContinueRun,
+    GetGraph,
+    GetRun,
+    StartRun,
+    Subscribe,
+    reply_for,
+    wire_size,
+)
+from visual_degrees.services import continuation
 from visual_degrees.services.active_runs import ActiveRuns
 from visual_degrees.services.budget import Budget
 from visual_degrees.services.endings import AFTER_EXECUTION, end_after_execution, end_run
@@ -48,7 +64,7 @@ from visual_degrees.services.event_log import EventLog
 from visual_degrees.services.run_access import RunAccess, ttl_of
 from visual_degrees.services.run_memory import RunControl, RunEvidence
 
-Message = StartRun | Subscribe | CancelRun | GetRun | GetGraph
+Message = AnyMessage
 GRAPH_PAGE_EDGES = 200  # links one getGraph reply carries at most (fewer if their JSON would not fit)
 MAX_REPLAY = 500  # events one catch-up replays (a route has 25 s); a client seeing a gap resubscribes
 CANCEL_GRACE_SECONDS = 120.0  # a step's Lambda times out at 80 s; past this, the execution is stuck
@@ -56,8 +72,11 @@ ID_ATTEMPTS = 5  # run ids are second + 24 random bits: a clash is rare, two in 
 
 
 class Executions(Protocol):
-    def execution_arn(self, run_id: str) -> str: ...
-    def start(self, run_id: str, payload: dict[str, Any]) -> str: ...
+    """Executions are named by domain/ids.execution_name: a run's first by its run id, a
+    continuation's `<run id>--c<segment>`."""
+
+    def execution_arn(self, name: str) -> str: ...
+    def start(self, name: str, payload: dict[str, Any]) -> str: ...
     def status(self, execution_arn: str) -> str | None:
         """As Step Functions names it (RUNNING, SUCCEEDED, FAILED, TIMED_OUT, ABORTED), or None."""
         ...
@@ -133,7 +152,8 @@ class StartPolicy:
     defaults: RunOptions
     max_active_runs: int
     # The sandbox can tell a name that is nobody in its world (InvalidInput); live, nobody can.
-    require_known: Callable[[str, str], None] | None = None
+    # Called with personA, personB and, when the request names one, the hint (via).
+    require_known: Callable[..., None] | None = None
     # The most one request may ask for (domain/ceilings.py); above it: above_ceiling.
     ceilings: RunCeilings = field(default_factory=RunCeilings)
 
@@ -193,6 +213,8 @@ class RunsApi:
                 self.get(caller, message)
             case GetGraph():
                 self.graph(caller, message)
+            case ContinueRun():
+                self.continue_run(caller, message)
 
     # ---- startRun ------------------------------------------------------------------------------
 
@@ -202,9 +224,14 @@ class RunsApi:
         None if the caller left first."""
         a, b = validate_pair(message.person_a, message.person_b)
         options = merged_options(self._policy.defaults, message.options)
+        names = [a.name, b.name]
+        if options.via is not None:
+            hint = validate_hint(options.via, a, b)
+            options = options.model_copy(update={"via": hint.name})
+            names.append(hint.name)
         self._policy.ceilings.check(options)
         if self._policy.require_known is not None:
-            self._policy.require_known(a.name, b.name)
+            self._policy.require_known(*names)
         run_id, token = self._admit(caller.client_id, a.name, b.name, options)
         try:
             self._subscriptions.subscribe(caller.connection_id, run_id, options.ttl_seconds)
@@ -315,6 +342,78 @@ class RunsApi:
         # Another ending first (the run ended on its own just before): that one holds.
         if event.type == "cancelled" and self._on_finished is not None:
             self._on_finished(run_id, "cancelled", ttl)
+
+    # ---- continueRun ---------------------------------------------------------------------------
+
+    def continue_run(self, caller: Caller, message: ContinueRun) -> int:
+        """Check the run may be continued (its access, its ending, the total against the operator's
+        ceilings, a place under the client's cap), take its next segment, subscribe the caller, reply
+        continueAccepted, announce the continuation in the run's log (everyone following the run
+        sees it), then start the segment's execution. The segment number."""
+        run_id = message.run_id
+        record = self._access.record(run_id, caller.client_id, message.run_token)
+        ttl = ttl_of(record)
+        cont = continuation.prepare(
+            self._memory, run_id, budgets=message.budgets, via=message.via, now=self._clock()
+        )
+        self._policy.ceilings.check_continuation(cont.budgets, cont.spent)
+        if cont.via is not None and self._policy.require_known is not None:
+            self._policy.require_known(cont.state.person_a.name, cont.state.person_b.name, cont.via)
+        options = cont.state.options
+        try:
+            self._admission.admit(caller.client_id, run_id, options)
+        except RunNotFound:  # the id is in use here: the run is going
+            raise RunInProgress(f"run {run_id} is still going") from None
+        name = execution_name(run_id, cont.segment)
+        try:
+            self._access.update(run_id, executionArn=self._executions.execution_arn(name))
+            continuation.claim(self._memory, cont, at=self._clock())
+        except BaseException:
+            self._admission.release(caller.client_id, run_id)
+            raise
+        self._subscriptions.subscribe(caller.connection_id, run_id, ttl)
+        accepted = {
+            "type": "continueAccepted",
+            "runId": run_id,
+            "segment": cont.segment,
+            "budgets": cont.budgets.dump(),
+            "via": cont.via,
+        }
+        # A client that left still has its continuation: the run goes on for whoever follows it.
+        if self._replies.send(caller.connection_id, accepted):
+            event = continuation.announce(self._memory, self._sink, cont, at=self._clock())
+            self._subscriptions.catch_up(caller.connection_id, run_id, event.seq)
+        else:
+            continuation.announce(self._memory, self._sink, cont, at=self._clock())
+        try:
+            self._executions.start(name, cont.state.dump())
+        except Exception:
+            self._failed_to_continue(caller.client_id, cont)
+            raise
+        return cont.segment
+
+    def _failed_to_continue(self, client_id: str, cont: continuation.Continuation) -> None:
+        """The segment could not start: it ends at once, and may be asked for again."""
+        data = {
+            "code": "continuation_not_started",
+            "message": "the continuation could not be started",
+            "continuable": True,
+            "why": "The continuation could not be started; ask again.",
+        }
+        event = end_run(
+            self._memory,
+            self._sink,
+            cont.run_id,
+            cont.ttl,
+            "error",
+            data,
+            at=self._clock(),
+            segment=cont.segment,
+            code="continuation_not_started",
+        )
+        if event.type == "error" and self._on_finished is not None:
+            self._on_finished(cont.run_id, "error", cont.ttl)
+        self._admission.release(client_id, cont.run_id)
 
     # ---- getRun --------------------------------------------------------------------------------
 

@@ -1,7 +1,8 @@
-"""Runs as Step Functions executions: start (named by run id), describe, stop.
+"""Runs as Step Functions executions: start (named by run id, a continuation `<run id>--c<n>`),
+describe, stop.
 
-The execution ARN follows from the state machine ARN and the run id, so a run's owner record can
-name its execution before the execution exists (startRun writes the record first).
+The execution ARN follows from the state machine ARN and the execution's name, so a run's owner
+record can name its execution before the execution exists (startRun writes the record first).
 """
 
 from __future__ import annotations
@@ -35,22 +36,22 @@ class StepFunctionsExecutions:
             raise ConfigurationError("this function has no state machine (VD_STATE_MACHINE_ARN is not set)")
         return self._arn
 
-    def execution_arn(self, run_id: str) -> str:
-        """arn:…:stateMachine:<name> -> arn:…:execution:<name>:<run id>."""
-        head, sep, name = self._machine().rpartition(":stateMachine:")
+    def execution_arn(self, name: str) -> str:
+        """arn:…:stateMachine:<machine> -> arn:…:execution:<machine>:<execution name>."""
+        head, sep, machine = self._machine().rpartition(":stateMachine:")
         if not sep:
             raise ConfigurationError("VD_STATE_MACHINE_ARN is not a state machine ARN")
-        return f"{head}:execution:{name}:{run_id}"
+        return f"{head}:execution:{machine}:{name}"
 
-    def start(self, run_id: str, payload: dict[str, Any]) -> str:
-        """Start the execution named `run_id` with `payload` as input; its ARN. A repeat with the same
+    def start(self, name: str, payload: dict[str, Any]) -> str:
+        """Start the execution `name` with `payload` as input; its ARN. A repeat with the same
         input while it runs is the same execution (Step Functions' own idempotency)."""
         text = json.dumps(payload, separators=(",", ":"), ensure_ascii=False)
         try:
-            reply = self.client.start_execution(stateMachineArn=self._machine(), name=run_id, input=text)
+            reply = self.client.start_execution(stateMachineArn=self._machine(), name=name, input=text)
         except ClientError as err:
             if error_code(err) == "ExecutionAlreadyExists":
-                raise ConditionFailed(f"an execution named {run_id!r} already exists") from None
+                raise ConditionFailed(f"an execution named {name!r} already exists") from None
             raise domain_error(err, "Step Functions", "StartExecution") from None
         except BotoCoreError as err:
             raise domain_error(err, "Step Functions", "StartExecution") from None

@@ -114,7 +114,7 @@ class LocalServer:
         settings: ServeSettings | None = None,
         *,
         web: PhotoWeb | None = None,
-        require_known: Callable[[str, str], None] | None = None,
+        require_known: Callable[..., None] | None = None,
         on_deliver: Callable[[RunEvent, float], None] | None = None,
     ) -> None:
         self.memory = memory
@@ -138,7 +138,7 @@ class LocalServer:
             sandbox,
             settings,
             web=sandbox.web,
-            require_known=lambda a, b: require_known(sandbox, a, b),
+            require_known=lambda *names: require_known(sandbox, *names),
             **kw,
         )
 

@@ -16,6 +16,7 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
+from visual_degrees.domain.continuation import may_go_on
 from visual_degrees.domain.models import RunEvent
 from visual_degrees.domain.outcomes import TERMINAL_EVENTS
 from visual_degrees.protocol import encode
@@ -27,12 +28,14 @@ log = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class Published:
-    """An event as it goes on the wire: encoded once, shared by every subscriber."""
+    """An event as it goes on the wire: encoded once, shared by every subscriber. `last`: nothing
+    can follow it (an ending no continuation may follow, domain/continuation.may_go_on)."""
 
     run_id: str
     seq: int
     type: str
     text: str
+    last: bool = False
 
     @property
     def terminal(self) -> bool:
@@ -40,7 +43,8 @@ class Published:
 
     @classmethod
     def of(cls, event: RunEvent) -> Published:
-        return cls(event.run_id, event.seq, event.type, encode_event(event))
+        last = not may_go_on(event.type, event.data)
+        return cls(event.run_id, event.seq, event.type, encode_event(event), last)
 
 
 def encode_event(event: RunEvent) -> str:
@@ -52,12 +56,17 @@ ReadLog = Callable[[str, int], Awaitable[list[Published]]]  # (run_id, from_seq)
 
 
 class Subscription:
-    """One connection following one run. `send` must not block (it queues on the connection)."""
+    """One connection following one run. `send` must not block (it queues on the connection).
+
+    It is `finished` once the run's last event went out (an ending nothing can follow); after an
+    ending a continuation may follow (a budget ran out), it stays, `resting`, so a continuation's
+    events reach it as they come."""
 
     def __init__(self, run_id: str, from_seq: int, send: Callable[[str], None]) -> None:
         self.run_id = run_id
         self.next_seq = from_seq
         self.finished = False
+        self.resting = False
         self.delivered = 0
         self._send = send
         self._pending: dict[int, Published] | None = {}  # None once live
@@ -107,7 +116,8 @@ class Subscription:
         self._send(event.text)
         self.delivered += 1
         self.next_seq = event.seq + 1
-        if event.terminal:
+        self.resting = event.terminal
+        if event.last:
             self.finished = True
 
 

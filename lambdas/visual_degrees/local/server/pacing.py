@@ -34,12 +34,13 @@ class Pacer:
             self._wakers[run_id] = waker
             if self._stopping:
                 waker.set()
-        last = clock.now()
+        last: float | None = None
 
         def on_transition(state: str) -> None:
-            # Wait out what the previous state took; the very first boundary starts at once.
+            # Wait out what the previous state took; the very first boundary starts at once (a
+            # continuation's clock has just been moved on to where the run's last segment ended).
             nonlocal last
-            pause = (clock.now() - last) / self._speed
+            pause = 0.0 if last is None else (clock.now() - last) / self._speed
             if pause > 0:
                 waker.wait(min(pause, MAX_PAUSE_SECONDS))
             if inner is not None:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from visual_degrees.domain.errors import RunNotFound
+from visual_degrees.domain.ids import run_of_execution
 from visual_degrees.domain.models import DEFAULT_TTL_SECONDS, RunOptions, RunState
 from visual_degrees.local.executions import ExecutionStore
 from visual_degrees.local.runner import LocalRunner
@@ -22,6 +23,7 @@ from visual_degrees.local.server.pacing import Pacer
 from visual_degrees.local.server.recovery import InFlight
 from visual_degrees.ports import EventSink
 from visual_degrees.protocol import TOO_MANY_RUNS, ProtocolError
+from visual_degrees.services.continuation import segment_ended
 from visual_degrees.services.endings import end_run
 from visual_degrees.services.run_memory import RunControl
 
@@ -40,7 +42,8 @@ class RunLimits:
 
 
 class LocalExecutions:
-    """Executions named by their run id, and the places they hold while unfinished."""
+    """Executions named as Step Functions would name them (a run's first by its run id, a
+    continuation's `<run id>--c<segment>`), and the places their runs hold while unfinished."""
 
     def __init__(
         self,
@@ -62,18 +65,22 @@ class LocalExecutions:
         self._pool = ThreadPoolExecutor(max_workers=limits.max_concurrent, thread_name_prefix="vd-run")
         self._lock = threading.Lock()
         self._owners: dict[str, str] = {}  # unfinished run -> the client (connection) that started it
+        self._current: dict[str, str] = {}  # unfinished run -> the name of its execution
         self._stopping = False
 
     # ---- Admission -----------------------------------------------------------------------------
 
     def admit(self, client_id: str, run_id: str, options: RunOptions) -> None:
         limits = self._limits
+        # A run that has ended while its thread still wraps up (recording its history) may be
+        # continued at once: the continuation takes its place (read outside the lock: SQLite).
+        ended = self._ended(run_id)
         with self._lock:
             if self._stopping:
                 raise ProtocolError(TOO_MANY_RUNS, "the server is shutting down", "startRun")
-            if run_id in self._owners:
+            if run_id in self._owners and not ended:
                 raise RunNotFound(f"run id {run_id!r} is in use")
-            mine = sum(1 for o in self._owners.values() if o == client_id)
+            mine = sum(1 for r, o in self._owners.items() if o == client_id and r != run_id)
             if mine >= limits.per_client:
                 raise ProtocolError(
                     TOO_MANY_RUNS,
@@ -83,6 +90,7 @@ class LocalExecutions:
             if len(self._owners) >= limits.max_concurrent + limits.max_waiting:
                 raise ProtocolError(TOO_MANY_RUNS, "the server is busy; try again shortly", "startRun")
             self._owners[run_id] = client_id
+            self._current[run_id] = ""  # its execution is named when it starts
         if self._inflight is not None:
             try:
                 self._inflight.add(run_id, options.ttl_seconds)
@@ -95,29 +103,32 @@ class LocalExecutions:
 
     # ---- Executions ----------------------------------------------------------------------------
 
-    def execution_arn(self, run_id: str) -> str:
-        return run_id  # the local engine names each execution by its run
+    def execution_arn(self, name: str) -> str:
+        return name  # the local engine knows each execution by its name
 
-    def start(self, run_id: str, payload: dict[str, Any]) -> str:
+    def start(self, name: str, payload: dict[str, Any]) -> str:
         state = RunState.model_validate(payload)
+        with self._lock:
+            self._current[state.run_id] = name
         try:
-            self._pool.submit(self._execute, state)
+            self._pool.submit(self._execute, state, name)
         except BaseException:
-            self._release(run_id)
+            self._release(state.run_id)
             raise
-        log.info("run accepted", extra={"runId": run_id})
-        return run_id
+        log.info("run accepted", extra={"runId": state.run_id, "segment": state.segment})
+        return name
 
     def status(self, execution_arn: str) -> str | None:
         """RUNNING while the engine runs it (None while it waits for a worker), then its recorded end."""
-        run_id = execution_arn
+        name = execution_arn
+        run_id, _ = run_of_execution(name)
         with self._lock:
-            going = run_id in self._owners
+            going = run_id in self._owners and self._current.get(run_id, run_id) == name
         if going:
             started = RunControl(self._memory, run_id, DEFAULT_TTL_SECONDS).meta() is not None
             return "RUNNING" if started else None
         try:
-            summary, _ = ExecutionStore(self._memory).history(run_id)
+            summary, _ = ExecutionStore(self._memory).history(name)
         except RunNotFound:
             return None
         return str(summary.get("status")) if summary.get("status") else None
@@ -158,27 +169,41 @@ class LocalExecutions:
 
     # ---- internals -----------------------------------------------------------------------------
 
-    def _release(self, run_id: str) -> None:
+    def _ended(self, run_id: str) -> bool:
+        return segment_ended(self._memory, run_id)
+
+    def _release(self, run_id: str, name: str | None = None) -> None:
+        """Free the run's place; with `name`, only if that execution still holds it (a continuation
+        may have taken it over)."""
         with self._lock:
+            if name is not None and self._current.get(run_id) != name:
+                return
             self._owners.pop(run_id, None)
+            self._current.pop(run_id, None)
         if self._pacer is not None:
             self._pacer.forget(run_id)
         if self._inflight is not None:
             self._inflight.remove(run_id)
 
-    def _execute(self, state: RunState) -> None:
+    def _execute(self, state: RunState, name: str) -> None:
         run_id, ttl = state.run_id, state.options.ttl_seconds
         try:
-            self._runner.run(
-                state.person_a.name, state.person_b.name, state.options, run_id=run_id, sink=self._sink
-            )
+            self._runner.execute(state, sink=self._sink)
         except Exception:
             # The state machine catches step failures itself; reaching here means the engine broke.
             # The client still gets a terminal event (the same logical key as every ending).
             log.exception("run crashed", extra={"runId": run_id})
             data = {"code": "internal_error", "message": "the run stopped unexpectedly"}
             end_run(
-                self._memory, self._sink, run_id, ttl, "error", data, at=time.time(), code="internal_error"
+                self._memory,
+                self._sink,
+                run_id,
+                ttl,
+                "error",
+                data,
+                at=time.time(),
+                segment=state.segment,
+                code="internal_error",
             )
         finally:
-            self._release(run_id)
+            self._release(run_id, name)

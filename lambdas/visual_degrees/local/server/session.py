@@ -164,9 +164,16 @@ class Session:
 
     def make_room(self, run_id: str) -> None:
         """Before the reply: refuse a run beyond MAX_SUBSCRIPTIONS; stop following `run_id` (a
-        resubscription replaces the old subscription, whose live events must not precede the reply)."""
+        resubscription replaces the old subscription, whose live events must not precede the reply).
+        Runs that ended make room first: those that are over for good, then (only if room is still
+        short) those that ended on a budget and might be continued."""
         for finished in [r for r, s in self._subscriptions.items() if s.finished]:
             del self._subscriptions[finished]
+        if run_id not in self._subscriptions and len(self._subscriptions) >= MAX_SUBSCRIPTIONS:
+            for resting in [r for r, s in self._subscriptions.items() if s.resting]:
+                self._broker.unsubscribe(self._subscriptions.pop(resting))
+                if len(self._subscriptions) < MAX_SUBSCRIPTIONS:
+                    break
         if run_id not in self._subscriptions and len(self._subscriptions) >= MAX_SUBSCRIPTIONS:
             raise ProtocolError(TOO_MANY_RUNS, f"this connection follows {MAX_SUBSCRIPTIONS} runs already")
         old = self._subscriptions.pop(run_id, None)
