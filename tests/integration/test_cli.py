@@ -219,3 +219,59 @@ def test_a_bare_command_prints_the_help(capsys):
     assert main([]) == 2
     out = capsys.readouterr().out
     assert out.startswith("usage: visual-degrees") and "start here:" in out
+
+
+def test_a_run_that_ran_out_of_budget_says_how_to_continue_it_and_continues(state_dir, capsys):
+    # Given a run that ran out of searches
+    code = main(["run", A, B, "--budget-searches", "1"])
+    out = capsys.readouterr().out
+    run_id = re.search(r"run id (\S+)", out)[1]
+    assert code == 3
+    assert f"continue with: visual-degrees run --continue {run_id} --budget-searches 20" in out
+    # When it is continued from the command line, with a hint
+    code = main(["run", "--continue", run_id, "--budget-searches", "5", "--via", "Dorian Ivesdale"])
+    out = capsys.readouterr().out
+    # Then it goes on in the same log, finds the chain, says what became of the hint and what each
+    # part of the run spent
+    assert code == 0
+    assert re.search(r"\[\s*\d+\] run_continued Continuing with 5 more searches", out)
+    assert "Your hint, Dorian Ivesdale: Confirmed" in out
+    assert "Spent (first run): 1 search ·" in out
+    assert "Spent (continuation 1): " in out and "Spent in total: " in out
+    # And the trace shows both executions, and the list of runs says it was continued
+    assert main(["trace", run_id]) == 0
+    trace = capsys.readouterr().out
+    assert f"Run {run_id}: {A} → {B}" in trace
+    assert f"continuation 1 (execution {run_id}--c1)" in trace
+    assert main(["trace"]) == 0
+    assert "path (continued)" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--max-hops", "3"], "--max-hops cannot change when continuing a run"),
+        (["--via", A], "via must be someone other than"),
+        (["--via", "Dorian Ivesdalle"], "is not anyone in this world (did you mean Dorian Ivesdale?)"),
+        (["--budget-searches", "-1"], "--budget-searches must be between 0 and 10000"),
+    ],
+)
+def test_a_continuation_is_refused_with_one_clear_message(state_dir, capsys, argv, message):
+    main(["run", A, B, "--budget-searches", "1"])
+    run_id = re.search(r"run id (\S+)", capsys.readouterr().out)[1]
+    code = main(["run", "--continue", run_id, *argv])
+    captured = capsys.readouterr()
+    assert code == 2
+    assert message in captured.err
+    assert "run_continued" not in captured.out
+
+
+def test_only_a_run_that_ran_out_of_budget_is_continued(state_dir, capsys):
+    main(["run", A, B])
+    run_id = re.search(r"run id (\S+)", capsys.readouterr().out)[1]
+    assert main(["run", "--continue", run_id]) == 2
+    assert f"run {run_id} cannot be continued: The run already found a chain." in capsys.readouterr().err
+    assert main(["run", "--continue", "20260101T000000-000000"]) == 2
+    assert "no run '20260101T000000-000000'" in capsys.readouterr().err
+    assert main(["run"]) == 2
+    assert "name two people, A and B (or continue a run: --continue RUN_ID)" in capsys.readouterr().err

@@ -127,31 +127,56 @@ def add_world_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def add_run_options(parser: argparse.ArgumentParser) -> None:
-    """--strategy/--max-hops/--budget-*: the per-run options both `run` and `bench` take."""
-    parser.add_argument(
+def add_run_options(parser: argparse.ArgumentParser, *, continuing: bool = False) -> None:
+    """--strategy/--max-hops/--budget-*: the per-run options both `run` and `bench` take. With
+    `continuing` (`run`, which may also continue a run), an option not given is None, so a
+    continuation can tell what was asked (its budgets default to the run's own, not to these)."""
+
+    def default(value: Any, *, budget: bool = False) -> dict[str, Any]:
+        if not continuing:
+            return {"default": value}
+        shown = f"default: {_plain(value) if isinstance(value, int | float) else value}"
+        if budget:
+            shown += "; with --continue: the run's own budget again"
+        return {"default": None, "_shown": shown}
+
+    def add(*names: str, help: str, extra: dict[str, Any], **kw: Any) -> None:
+        shown = extra.pop("_shown", None)
+        parser.add_argument(*names, help=f"{help} ({shown})" if shown else help, **extra, **kw)
+
+    add(
         "--strategy",
         choices=["default", "seed"],
-        default="default",
+        extra=default("default"),
         help="how to search: default (ours) or seed (the spec's baseline)",
     )
-    parser.add_argument(
-        "--max-hops", type=whole, default=6, metavar="N", help="longest chain accepted, 1 to 10 hops"
+    add("--max-hops", type=whole, metavar="N", extra=default(6), help="longest chain accepted, 1 to 10 hops")
+    add(
+        "--budget-searches",
+        type=whole,
+        metavar="N",
+        extra=default(20, budget=True),
+        help="paid image searches per run",
     )
-    parser.add_argument(
-        "--budget-searches", type=whole, default=20, metavar="N", help="paid image searches per run"
+    add(
+        "--budget-recognitions",
+        type=whole,
+        metavar="N",
+        extra=default(120, budget=True),
+        help="paid face recognitions per run",
     )
-    parser.add_argument(
-        "--budget-recognitions", type=whole, default=120, metavar="N", help="paid face recognitions per run"
+    add(
+        "--budget-llm",
+        type=whole,
+        metavar="N",
+        extra=default(12, budget=True),
+        help="planner (LLM) calls per run",
     )
-    parser.add_argument(
-        "--budget-llm", type=whole, default=12, metavar="N", help="planner (LLM) calls per run"
-    )
-    parser.add_argument(
+    add(
         "--budget-runtime",
         type=finite,
-        default=120.0,
         metavar="S",
+        extra=default(120.0, budget=True),
         help="seconds a run may take (simulated seconds in the sandbox)",
     )
 
@@ -217,15 +242,18 @@ def parse_run_options(args: argparse.Namespace, **extra: Any) -> RunOptions:
 
 
 def run_options(args: argparse.Namespace, **extra: Any) -> dict[str, Any]:
-    """The options of `add_run_options` as RunOptions fields (validated by domain/requests)."""
-    return {
-        "maxHops": args.max_hops,
-        "strategy": args.strategy,
-        "budgets": {
-            "searches": args.budget_searches,
-            "recognitions": args.budget_recognitions,
-            "llmCalls": args.budget_llm,
-            "runtimeSeconds": args.budget_runtime,
-        },
-        **extra,
+    """The options of `add_run_options` as RunOptions fields (validated by domain/requests); an
+    option not given (None) takes RunOptions' default."""
+    options = {"maxHops": args.max_hops, "strategy": args.strategy, "budgets": budget_options(args), **extra}
+    return {key: value for key, value in options.items() if value is not None}
+
+
+def budget_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The --budget-* options given, as Budgets' wire names."""
+    given = {
+        "searches": args.budget_searches,
+        "recognitions": args.budget_recognitions,
+        "llmCalls": args.budget_llm,
+        "runtimeSeconds": args.budget_runtime,
     }
+    return {key: value for key, value in given.items() if value is not None}
