@@ -154,7 +154,9 @@
   const cardsPage = () => (window.matchMedia("(max-width: 640px)").matches ? 6 : 12);
 
   let run = null; // { runId, runToken, lastSeq, finished, resyncing }
-  let starting = false; // a startRun is on its way and has had no answer yet
+  let starting = false; // a startRun (or continueRun) is on its way and has had no answer yet
+  let continuing = false; // ... and it is a continueRun
+  let viaField = "opt-via"; // the field a `via` suggestion fills in: the form's, or Try via…
   let view = null;
 
   function freshView(personA, personB) {
@@ -171,7 +173,10 @@
       cited: new Map(), // pair -> the image URL the chain cites for it
       cardLimit: cardsPage(),
       usage: null, // the latest `usage` any event carried
-      budgets: null, // the budgets this page asked for, when it started the run
+      budgets: null, // the budgets this page asked for, when it started the run (a continuation: in total)
+      ownSearches: null, // the run's own searches budget (run_started), what a continuation gets again
+      segment: 0, // 0: the run as started; 1, 2, …: continuations (run_continued)
+      segmentStart: null, // the run's usage when the current continuation began
     };
   }
 
@@ -180,6 +185,8 @@
     $("cards").replaceChildren();
     $("path").replaceChildren();
     $("result").hidden = true;
+    hideContinue();
+    showHint(null);
     $("error").hidden = true;
     $("did-you-mean").hidden = true;
     Object.assign(graphView, { selected: null, k: 1, tx: 0, ty: 0 });
@@ -204,6 +211,9 @@
     const active = Boolean(run && !run.finished);
     $("start").disabled = online && (starting || active);
     $("cancel").disabled = !(online && active);
+    const busy = !online || starting || active;
+    $("continue").disabled = busy || !(run && run.continuable);
+    $("continue-via").disabled = busy || !(run && (run.continuable || run.withHint));
   }
 
   // ---- protocol handling ----------------------------------------------------------------------------
@@ -236,6 +246,7 @@
     switch (msg.type) {
       case "runAccepted":
         starting = false;
+        continuing = false;
         run = { runId: msg.runId, runToken: msg.runToken, lastSeq: 0, finished: false, resyncing: false };
         saveRun(run);
         setStatus("Run accepted; waiting for the first step…");
@@ -246,12 +257,34 @@
           if (run.lastSeq > 0) setStatus("Reconnected; catching up on what was missed…");
         }
         break;
+      case "continueAccepted":
+        starting = false;
+        continuing = false;
+        if (run && msg.runId === run.runId) {
+          run.finished = false;
+          run.continuable = false;
+          run.withHint = false;
+          saveRun(run);
+          hideContinue();
+          setStatus(`Continuing the run${msg.via ? ` via ${msg.via}` : ""}…`);
+        }
+        break;
       case "cancelRequested":
         setStatus("Cancelling at the next step…");
         break;
       case "error":
-        if (msg.action === "startRun" || (starting && !msg.action)) {
+        if (msg.action === "startRun" || (starting && !msg.action && !continuing)) {
           setStatus(msg.code === "unknown_person" ? "Not started: a name is not in this world." : "Not started.");
+        }
+        if (msg.action === "continueRun" || (starting && !msg.action && continuing)) {
+          setStatus(msg.code === "unknown_person" ? "Not continued: that name is not in this world." : "Not continued.");
+          starting = false;
+          continuing = false;
+          if (run && (msg.code === "not_continuable" || msg.code === "run_not_found")) {
+            run.continuable = false;
+            run.withHint = msg.code === "not_continuable" && msg.continuableWithHint === true;
+            if (!run.withHint) hideContinue();
+          }
         }
         if (msg.action === "startRun" || !run) starting = false;
         if (msg.code === "run_not_found" && run && (msg.action === "subscribe" || !msg.action)) {
@@ -275,7 +308,7 @@
   function showDidYouMean(suggestions) {
     const box = $("did-you-mean");
     box.replaceChildren();
-    const fields = [["personA", "person-a", "From"], ["personB", "person-b", "To"]];
+    const fields = [["personA", "person-a", "From"], ["personB", "person-b", "To"], ["via", viaField, "Via"]];
     for (const [field, inputId, label] of fields) {
       const names = suggestions && Array.isArray(suggestions[field]) ? suggestions[field].map(String) : [];
       if (!names.length) continue;
@@ -287,8 +320,9 @@
           $(inputId).value = name;
           box.hidden = true;
           $("error").hidden = true;
-          setStatus("Ready: press Find a chain.");
-          $("start").focus();
+          const again = inputId === "try-via" ? "continue-via" : "start";
+          setStatus(again === "start" ? "Ready: press Find a chain." : "Ready: press Try via.");
+          $(again).focus();
         });
         line.append(" ", button);
       }
@@ -312,12 +346,19 @@
       renderSpend();
     }
     switch (ev.type) {
-      case "run_started":
+      case "run_started": {
         view.personA = String(data.personA || "");
         view.personB = String(data.personB || "");
         addNode(keyOf(view.personA), view.personA);
         addNode(keyOf(view.personB), view.personB);
+        const own = data.options && data.options.budgets ? data.options.budgets : null;
+        if (own) view.ownSearches = number(own.searches);
+        if (!view.budgets && own) view.budgets = { ...own };
         setStatus(`Looking for a chain from ${view.personA} to ${view.personB}…`);
+        break;
+      }
+      case "run_continued":
+        onContinued(data);
         break;
       case "status":
         setStatus(data.message || "");
@@ -345,6 +386,10 @@
     }
     if (TERMINAL.has(ev.type)) {
       run.finished = true;
+      // A run that stopped on a budget may be continued (and one nobody could be found for, with a hint).
+      run.continuable = data.continuable === true;
+      run.withHint = data.continuableWithHint === true;
+      if (run.continuable || run.withHint) showContinue(data); else hideContinue();
       renderSpend();
       refreshControls();
     }
@@ -540,7 +585,14 @@
     ];
     const cost = number(u.costUsd);
     const done = run && run.finished;
-    box.textContent = `${done ? "Spent" : "Spent so far"}: ${cost === null ? "" : `$${cost.toFixed(4)} · `}${parts.join(" · ")}`;
+    let text = `${done ? "Spent" : "Spent so far"}: ${cost === null ? "" : `$${cost.toFixed(4)} · `}${parts.join(" · ")}`;
+    if (view.segment > 0 && view.segmentStart) {
+      const since = (key) => Math.max(0, (number(u[key]) ?? 0) - (number(view.segmentStart[key]) ?? 0));
+      const costSince = Math.max(0, (cost ?? 0) - (number(view.segmentStart.costUsd) ?? 0));
+      text += ` (in all; continuation ${view.segment}: $${costSince.toFixed(4)} · ` +
+        `${plural(since("searches"), "search", "searches")} · ${plural(since("recognitions"), "recognition", "recognitions")})`;
+    }
+    box.textContent = text;
     box.hidden = false;
   }
 
@@ -720,7 +772,8 @@
     }
     $("result-summary").textContent =
       `Bottleneck confidence ${pct(data.bottleneckConfidence)} · cumulative ${(Number(data.cumulativeConfidence) * 100).toFixed(1)}%` +
-      usage(data.usage);
+      usage(data.usage) + segmentsText(data);
+    showHint(data.hint);
     result.hidden = false;
     setStatus(`Found a chain of ${plural(data.hops, "hop", "hops")}.`);
   }
@@ -745,9 +798,97 @@
       reached.push(names.join(" → "));
     }
     $("result-summary").textContent =
-      (reached.length ? `Got as far as: ${reached.join("; and from the other side: ")}.` : "") + usage(data.usage);
+      (reached.length ? `Got as far as: ${reached.join("; and from the other side: ")}.` : "") + usage(data.usage) +
+      segmentsText(data);
+    showHint(data.hint);
     result.hidden = false;
     setStatus(title + ".");
+  }
+
+  // ---- going on after a budget ran out, and hints ------------------------------------------------------
+  // What each segment of a continued run spent (`segments` on a continuation's ending).
+  function segmentsText(data) {
+    const segments = Array.isArray(data.segments) ? data.segments : [];
+    if (segments.length < 2) return "";
+    const parts = segments.map((seg) => {
+      const label = number(seg.segment) ? `continuation ${seg.segment}` : "first run";
+      const cost = number(seg.costUsd);
+      return `${label}: ${plural(number(seg.searches) ?? 0, "search", "searches")}${cost === null ? "" : `, $${cost.toFixed(4)}`}`;
+    });
+    return ` (${parts.join("; ")})`;
+  }
+
+  function onContinued(data) {
+    view.segment = number(data.segment) ?? view.segment + 1;
+    view.segmentStart = data.usage && typeof data.usage === "object" ? data.usage : null;
+    view.final = false;
+    run.finished = false;
+    run.continuable = false;
+    run.withHint = false;
+    const more = data.budgets && typeof data.budgets === "object" ? data.budgets : {};
+    const start = view.segmentStart || {};
+    view.budgets = {
+      searches: (number(start.searches) ?? 0) + (number(more.searches) ?? 0),
+      recognitions: (number(start.recognitions) ?? 0) + (number(more.recognitions) ?? 0),
+      llmCalls: (number(start.llmCalls) ?? 0) + (number(more.llmCalls) ?? 0),
+    };
+    $("result").hidden = true;
+    hideContinue();
+    showHint(null);
+    setStatus(data.message || "Continuing the run…");
+    refreshControls();
+  }
+
+  function showContinue(data) {
+    const more = view.ownSearches ?? 20;
+    const button = $("continue");
+    button.textContent = `Continue (+${plural(more, "search", "searches")})`;
+    button.hidden = data.continuable !== true;
+    $("continue-why").textContent = String(data.why || "");
+    $("continue-form").hidden = false;
+  }
+
+  function hideContinue() {
+    $("continue-form").hidden = true;
+  }
+
+  // Whether the run's ending confirmed the user's hint, with the photos that show them (text only).
+  function showHint(hint) {
+    const line = $("result-hint");
+    const list = $("hint-links");
+    list.replaceChildren();
+    if (!hint || typeof hint !== "object") {
+      line.hidden = true;
+      list.hidden = true;
+      return;
+    }
+    line.dataset.confirmed = String(hint.confirmed === true);
+    line.textContent = `Your hint, ${String(hint.name || "")}: ${String(hint.message || (hint.confirmed ? "confirmed" : "not confirmed"))}`;
+    for (const link of Array.isArray(hint.links) ? hint.links : []) {
+      if (!link || typeof link !== "object") continue;
+      const item = el("li", null, `${link.from} — ${link.to} · ${pct(link.confidence)}`);
+      const source = photoUrl(link.pageUrl) || photoUrl(link.imageUrl);
+      if (source) item.append(sourceLink(source));
+      list.append(item);
+    }
+    line.hidden = false;
+    list.hidden = list.children.length === 0;
+  }
+
+  function continueRun(via) {
+    if (!run || starting || !run.finished) return;
+    const message = { action: "continueRun", runId: run.runId, runToken: run.runToken };
+    if (via) message.via = via;
+    if (!connection.send(message)) {
+      showError("Not connected to the API yet; try again in a moment.");
+      return;
+    }
+    starting = true;
+    continuing = true;
+    $("error").hidden = true;
+    $("did-you-mean").hidden = true;
+    setStatus(via ? `Asking to continue via ${via}…` : "Asking to continue…");
+    refreshControls();
   }
 
   // ---- rendering is batched: one layout per frame however many events arrive --------------------------
@@ -1534,7 +1675,12 @@
     }
   }
 
-  const nameBoxes = [new NameBox($("person-a"), $("suggest-a")), new NameBox($("person-b"), $("suggest-b"))];
+  const nameBoxes = [
+    new NameBox($("person-a"), $("suggest-a")),
+    new NameBox($("person-b"), $("suggest-b")),
+    new NameBox($("opt-via"), $("suggest-opt-via")),
+    new NameBox($("try-via"), $("suggest-try-via")),
+  ];
 
   // ---- forms -------------------------------------------------------------------------------------------
   function numberField(id) {
@@ -1552,6 +1698,8 @@
     for (const key of Object.keys(budgets)) if (budgets[key] === undefined) delete budgets[key];
     const chosen = { maxHops: numberField("opt-max-hops"), strategy: $("opt-strategy").value, budgets };
     if (chosen.maxHops === undefined) delete chosen.maxHops;
+    const via = $("opt-via").value.trim();
+    if (via) chosen.via = via;
     return chosen;
   }
 
@@ -1571,9 +1719,27 @@
       return;
     }
     starting = true;
+    continuing = false;
+    viaField = "opt-via";
     view.budgets = chosen.budgets;
     refreshControls();
     setStatus(`Starting ${personA} → ${personB}…`);
+  });
+
+  $("continue").addEventListener("click", () => {
+    viaField = "try-via";
+    continueRun(null);
+  });
+
+  $("continue-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    const via = $("try-via").value.trim();
+    if (!via) {
+      $("try-via").focus();
+      return;
+    }
+    viaField = "try-via";
+    continueRun(via);
   });
 
   $("cancel").addEventListener("click", () => {

@@ -1,0 +1,136 @@
+"""The page's way on after a budget ran out (issue 13), in Debian's chromium against the local server:
+a no_path that may be continued shows "Continue (+N searches)" and a "Try via…" field; each sends
+continueRun; the run goes on in the same view (its log continues) to the path, with what each part of
+the run spent; a hint is reported confirmed or not. Screenshots: artifacts/continue_*.png."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.e2e.browser import PHONE, artifact, open_page, wait_for_seq
+from tests.support.ws_server import running_server
+from visual_degrees.sandbox import EXAMPLE_PAIR
+from visual_degrees.services.event_log import EventLog
+
+pytestmark = pytest.mark.browser
+
+A, B = EXAMPLE_PAIR
+BRIDGE = "Dorian Ivesdale"  # photographed with both
+STRANGER = "Quinn Underhill"  # photographed with neither
+
+
+@pytest.fixture
+def page(tmp_path: Path) -> Iterator[Any]:
+    with open_page(tmp_path / "profile") as tab:
+        yield tab
+
+
+def start_short_of_searches(page: Any, url: str, *, via: str = "") -> None:
+    page.goto(url)
+    page.wait_for_function("() => window.visualDegrees.connected")
+    page.fill("#person-a", A)
+    page.fill("#person-b", B)
+    page.click(".options summary")
+    page.fill("#opt-searches", "1")
+    if via:
+        page.fill("#opt-via", via)
+    page.click("#start")
+
+
+def sent_frames(page: Any) -> list[str]:
+    frames: list[str] = []
+    page.on("websocket", lambda ws: ws.on("framesent", lambda frame: frames.append(str(frame))))
+    return frames
+
+
+def test_continue_after_a_budget_ran_out_goes_on_to_the_path(tmp_path: Path, page: Any) -> None:
+    with running_server(tmp_path / "state") as srv:
+        frames = sent_frames(page)
+        # Given a run that ran out of its one search
+        start_short_of_searches(page, srv.http_url)
+        page.wait_for_selector("#continue-form:not([hidden])")
+        run_id = page.evaluate("window.visualDegrees.run.runId")
+        log = EventLog(srv.memory)
+        stopped = log.read(run_id)[-1]
+        assert stopped.type == "no_path" and stopped.data["continuable"] is True
+        # Then the page says why it may go on, offers to continue with the run's own searches
+        # again, and to try via someone
+        assert page.text_content("#continue-why") == stopped.data["why"]
+        assert page.text_content("#continue") == "Continue (+1 search)"
+        assert page.is_enabled("#continue") and page.is_visible("#try-via")
+        assert page.is_disabled("#start") is False
+        page.screenshot(path=str(artifact("continue_offered.png")), full_page=True)
+
+        # When the user continues
+        page.click("#continue")
+        page.wait_for_function("() => document.querySelector('#continue-form').hidden")
+        page.wait_for_selector("#result[data-outcome='path']:not([hidden])")
+        events = log.read(run_id)
+        wait_for_seq(page, events[-1].seq)
+        page.screenshot(path=str(artifact("continue_path.png")), full_page=True)
+
+    # Then it sent continueRun for this run, with its token
+    sent = [f for f in frames if '"continueRun"' in f]
+    assert len(sent) == 1 and run_id in sent[0] and '"runToken"' in sent[0]
+    # And the same view went on (one log, no event twice) to the path, with each part's spend
+    final = events[-1]
+    assert final.type == "final" and final.data["segment"] == 1
+    assert page.text_content("#result-title") == " → ".join(final.data["path"])
+    summary = page.text_content("#result-summary")
+    assert "first run: 1 search" in summary and "continuation 1: " in summary
+    assert page.is_hidden("#continue-form")
+    spend = page.text_content("#spend")
+    assert "continuation 1:" in spend
+    cards = page.eval_on_selector_all("#cards .card", "cards => cards.map(c => c.dataset.photo)")
+    assert len(cards) == len(set(cards))
+
+
+def test_try_via_reports_whether_the_hint_was_confirmed(tmp_path: Path) -> None:
+    with running_server(tmp_path / "state") as srv, open_page(tmp_path / "phone", PHONE) as page:
+        # Given a run that ran out of its one search, on a phone
+        start_short_of_searches(page, srv.http_url)
+        page.wait_for_selector("#continue-form:not([hidden])")
+        # When the user tries a name nobody has, then picks the suggestion, and tries via them
+        page.fill("#try-via", "Dorian Ivesdalle")
+        page.click("#continue-via")
+        page.wait_for_selector("#did-you-mean:not([hidden]) button")
+        assert "unknown_person" in page.text_content("#error")
+        assert page.text_content("#status") == "Not continued: that name is not in this world."
+        page.click("#did-you-mean button")
+        assert page.input_value("#try-via") == BRIDGE
+        page.click("#continue-via")
+        page.wait_for_selector("#result[data-outcome='path']:not([hidden])")
+        page.wait_for_selector("#result-hint:not([hidden])")
+        page.screenshot(path=str(artifact("continue_via_phone.png")), full_page=True)
+        hint = page.text_content("#result-hint")
+        confirmed = page.get_attribute("#result-hint", "data-confirmed")
+        links = page.eval_on_selector_all("#hint-links li", "items => items.map(i => i.textContent)")
+        width = page.evaluate("document.documentElement.scrollWidth")
+
+    # Then the page says the hint was confirmed, with the photos that show it
+    assert hint == f"Your hint, {BRIDGE}: Confirmed: the chain goes through {BRIDGE}."
+    assert confirmed == "true"
+    assert links and all(BRIDGE in link for link in links)
+    assert width <= 390  # nothing wider than the phone
+
+
+def test_a_hint_on_start_that_is_not_confirmed_says_so(tmp_path: Path, page: Any) -> None:
+    with running_server(tmp_path / "state") as srv:
+        page.goto(srv.http_url)
+        page.wait_for_function("() => window.visualDegrees.connected")
+        page.fill("#person-a", A)
+        page.fill("#person-b", B)
+        page.click(".options summary")
+        page.fill("#opt-via", STRANGER)
+        page.click("#start")
+        page.wait_for_selector("#result-hint:not([hidden])")
+        hint = page.text_content("#result-hint")
+        confirmed = page.get_attribute("#result-hint", "data-confirmed")
+        page.screenshot(path=str(artifact("continue_hint_unconfirmed.png")), full_page=True)
+
+    assert confirmed == "false"
+    assert hint == f"Your hint, {STRANGER}: Not confirmed: no photo was found of {STRANGER} with {A} or {B}."
