@@ -22,6 +22,9 @@ def describe(event: RunEvent) -> str:
             text = f"{d['personA']} → {d['personB']}"
         case "status":
             text = str(d.get("message", ""))
+        case "evidence" if d.get("people"):  # one photo: everyone recognised in it
+            people = ", ".join(f"{p['name']} {_pct(p['confidence'])}" for p in d["people"])
+            text = f"{people}  {d['imageUrl']}"
         case "evidence":
             confidences = f"({_pct(d['confidenceA'])} / {_pct(d['confidenceB'])})"
             text = f"{d['from']} — {d['to']}  {confidences}  {d['imageUrl']}"
@@ -62,6 +65,8 @@ def summary(final: RunEvent, *, simulated: bool = False) -> str:
         lines.append(f"No path: {d['message']}")
         if len(d.get("partialPath") or []) > 1:
             lines.append(f"  got as far as: {' → '.join(d['partialPath'])}")
+        if len(d.get("partialPathFromB") or []) > 1:
+            lines.append(f"  and from the other side: {' → '.join(d['partialPathFromB'])}")
     elif final.type == "error":
         lines.append(f"Run failed: {d.get('message')} ({d.get('code')})")
     else:
