@@ -11,13 +11,13 @@ from typing import Any
 import pytest
 
 from tests.support.fakes import FakeWeb, ListSink, ManualClock, face
+from tests.support.twice import Twice
 from visual_degrees.adapters.local.sqlite_memory import SqliteMemory
-from visual_degrees.domain.models import Face, ImageHit, RunOptions, RunState
+from visual_degrees.domain.models import Face, ImageHit, RunOptions
 from visual_degrees.domain.names import name_key
 from visual_degrees.domain.planning import ConnectContext, ConnectReply, ProposedLink
 from visual_degrees.local.runner import LocalRunner, RunEnvironment, RunResult
 from visual_degrees.ports import Providers
-from visual_degrees.steps import execute
 
 ANN, BOB, CAT, DAN, EVE, GUS = "Ann Lee", "Bob Ray", "Cat Wu", "Dan Oz", "Eve Fox", "Gus Orr"
 PAGE = 200
@@ -227,22 +227,6 @@ def test_every_photo_gets_one_card_naming_everyone_recognised_in_it():
     assert len(cards) == 1
     assert {p["name"] for p in cards[0]["people"]} == {ANN, CAT, BOB}
     assert len(cards[0]["links"]) == 3
-
-
-class Twice:
-    """Every step executed twice, optionally forgetting the memoised output in between."""
-
-    def __init__(self, memory: SqliteMemory, forget: bool) -> None:
-        self.memory, self.forget = memory, forget
-
-    def __call__(self, step: str, payload: dict, ctx: Any) -> dict:
-        first = execute(step, payload, ctx)
-        if self.forget:
-            state = RunState.model_validate(payload)
-            self.memory.delete(f"run#{state.run_id}", f"step#{state.step:05d}")
-        second = execute(step, payload, ctx)
-        assert second == first
-        return second
 
 
 @pytest.mark.parametrize("forget", [False, True])
