@@ -35,12 +35,6 @@ MARKUP_WORLD = [
 ]
 
 
-def shown_pct(value: float) -> str:
-    """A confidence as the page shows it: JavaScript's toFixed(1) rounds a tie (96.25) up, where
-    Python's format rounds it to even."""
-    return f"{math.floor(value * 10 + 0.5) / 10:.1f}%"
-
-
 @pytest.fixture
 def page(tmp_path: Path) -> Iterator[Any]:
     with open_page(tmp_path / "profile") as tab:  # a fresh profile every time
@@ -97,13 +91,13 @@ def test_a_run_from_the_form_to_the_highlighted_path_survives_a_dropped_connecti
         for hop, edge in zip(hops, final.data["edges"], strict=True):
             text = hop.inner_text()
             assert edge["from"] in text and edge["to"] in text
-            assert shown_pct(edge["evidence"]["confidenceA"]) in text
-            assert shown_pct(edge["evidence"]["confidenceB"]) in text
+            assert as_page_shows(edge["evidence"]["confidenceA"]) in text
+            assert as_page_shows(edge["evidence"]["confidenceB"]) in text
             image = hop.query_selector("img")
             assert image.get_attribute("src").startswith("/photos/")
             assert image.evaluate("img => img.complete && img.naturalWidth > 0")
         summary = page.text_content("#result-summary")
-        assert shown_pct(final.data["bottleneckConfidence"]) in summary
+        assert as_page_shows(final.data["bottleneckConfidence"]) in summary
         # And each photo has exactly one card (the replay added none twice), and every link with
         # evidence, and every link of the path, is listed on the card of a photo that proves it
         cards = page.eval_on_selector_all(
@@ -229,3 +223,8 @@ def _record_subscribe(frame: Any, subscribes: list[dict[str, Any]]) -> None:
         return
     if isinstance(message, dict) and message.get("action") == "subscribe":
         subscribes.append(message)
+
+
+def as_page_shows(confidence: float) -> str:
+    """A confidence as the page prints it: JavaScript's toFixed(1) rounds halves up (96.25 -> 96.3)."""
+    return f"{math.floor(confidence * 10 + 0.5) / 10:.1f}%"

@@ -316,6 +316,9 @@ def test_find_a_chain_waits_for_the_run_but_not_for_a_lost_connection(tmp_path: 
 
         # When the connection comes back, the page resumes the run and the form waits for it again
         srv.refusing = False
+        page.wait_for_function(
+            "() => window.visualDegrees.connected && document.querySelector('#start').disabled"
+        )  # the resumed run holds the form again (waiting on the state, never on a clock)
         wait_for_seq(page, half)
         assert page.is_disabled("#start") and page.is_enabled("#cancel")
         assert {"action": "subscribe", "runId": srv.events[0]["runId"], "fromSeq": half + 1} in [

@@ -3,28 +3,15 @@
 from __future__ import annotations
 
 import argparse
-import json
 import re
-from pathlib import Path
 
 import pytest
 
+from tests.support.cli_runs import run_json
 from visual_degrees.cli import main
 from visual_degrees.sandbox import EXAMPLE_PAIR, FAR_PAIR
 
 A, B = EXAMPLE_PAIR
-
-
-@pytest.fixture
-def state_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    path = tmp_path / "state"
-    monkeypatch.setenv("VISUAL_DEGREES_STATE_DIR", str(path))
-    return path
-
-
-def run_json(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, list[dict]]:
-    code = main(["run", *argv, "--json"])
-    return code, [json.loads(line) for line in capsys.readouterr().out.splitlines()]
 
 
 def test_a_path_exits_0_and_prints_the_path_with_its_evidence(state_dir, capsys):

@@ -16,13 +16,13 @@ from typing import Any
 import pytest
 
 from tests.support.fakes import FakeWeb, ListSink, ManualClock, ScriptedPlanner, face
+from tests.support.twice import Twice
 from visual_degrees.adapters.local.sqlite_memory import SqliteMemory
-from visual_degrees.domain.models import Face, FetchedImage, ImageHit, RunOptions, RunState
+from visual_degrees.domain.models import Face, FetchedImage, ImageHit, RunOptions
 from visual_degrees.domain.planning import PlannerReply
 from visual_degrees.local.runner import LocalRunner, RunEnvironment, RunResult
 from visual_degrees.ports import Providers
 from visual_degrees.sandbox import VirtualClock
-from visual_degrees.steps import execute
 
 ANN, BOB, CAT, DAN, EVE = "Ann Lee", "Bob Ray", "Cat Wu", "Dan Oz", "Eve Fox"
 
@@ -334,22 +334,6 @@ def test_a_caption_naming_the_weakly_matched_person_vouches_for_the_photo():
     web = weak_link_web(second_photo=False, caption="Cat Wu and Bob Ray at a gala (2001)")
     result = runner(web).run(ANN, BOB, RunOptions(knobs=ISSUE6))
     assert result.outcome == "path" and web.asked == [f"{ANN} {BOB}", f"{ANN} cast"]
-
-
-class Twice:
-    """Every step executed twice, optionally forgetting the memoised output in between."""
-
-    def __init__(self, memory: SqliteMemory, forget: bool) -> None:
-        self.memory, self.forget = memory, forget
-
-    def __call__(self, step: str, payload: dict, ctx) -> dict:
-        first = execute(step, payload, ctx)
-        if self.forget:
-            state = RunState.model_validate(payload)
-            self.memory.delete(f"run#{state.run_id}", f"step#{state.step:05d}")
-        second = execute(step, payload, ctx)
-        assert second == first
-        return second
 
 
 @pytest.mark.parametrize("forget", [False, True])

@@ -8,26 +8,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
-
-from visual_degrees.cli import main
+from tests.support.cli_runs import run_json
 from visual_degrees.domain.names import name_key
 from visual_degrees.sandbox import EXAMPLE_PAIR, PhotoWeb, default_world_path, load_world
 from visual_degrees.sandbox.ground_truth import ground_truth
 
 A, B = EXAMPLE_PAIR
-
-
-@pytest.fixture
-def state_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    path = tmp_path / "state"
-    monkeypatch.setenv("VISUAL_DEGREES_STATE_DIR", str(path))
-    return path
-
-
-def run_json(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, list[dict]]:
-    code = main(["run", *argv, "--json"])
-    return code, [json.loads(line) for line in capsys.readouterr().out.splitlines()]
 
 
 def without_meetings(world_path: Path, x: str, y: str, out: Path) -> Path:

@@ -94,8 +94,10 @@ def validate_reply(reply: PlannerReply, context: PlannerContext) -> tuple[Plan |
     narration = reply.narration
     if len(narration) > MAX_NARRATION:
         errors.append(f"narration: at most {MAX_NARRATION} characters")
-    if any(ch in narration for ch in "<>") or any(ord(ch) < 32 and ch not in "\n\t" for ch in narration):
-        errors.append("narration: plain text only (no markup, no control characters)")
+    elif printable(narration, MAX_NARRATION) is None or any(ch in narration for ch in "<>"):
+        errors.append("narration: plain text only (no markup, URLs, control or direction characters)")
+    elif echoes(narration, context.as_prompt_data()):
+        errors.append("narration: say why in your own words; do not repeat the data")
     if errors:
         return None, errors
     return Plan(candidates=chosen, queries=queries, narration=narration, source="planner"), []
@@ -186,6 +188,14 @@ def printable(text: str, limit: int) -> str | None:
     return text.strip()
 
 
+ECHO_CHARS = 40  # a narration sharing this many characters in a row with the prompt data echoes it
+
+
+def echoes(text: str, prompt: str) -> bool:
+    """Does `text` repeat a stretch of the prompt's data (beyond the names it may quote)?"""
+    return any(text[i : i + ECHO_CHARS] in prompt for i in range(max(0, len(text) - ECHO_CHARS + 1)))
+
+
 def validate_connect(
     reply: ConnectReply, context: ConnectContext
 ) -> tuple[list[ProposedLink] | None, list[str]]:
@@ -222,6 +232,8 @@ def validate_connect(
             )
     if printable(reply.narration, MAX_NARRATION) is None:
         errors.append(f"narration: plain text of at most {MAX_NARRATION} characters, no URLs")
+    elif echoes(reply.narration, context.as_prompt_data()):
+        errors.append("narration: say why in your own words; do not repeat the data")
     if errors:
         return None, errors
     return cleaned, []

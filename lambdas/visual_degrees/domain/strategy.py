@@ -65,6 +65,12 @@ class Knobs:
     # Ask the planner which people of A's side and of B's side met, and through whom (names nobody
     # has seen yet included); its hunches are leads, checked by pair searches (services/matching.py).
     planner_matching: bool = False
+    # With caption_leads: a pair one title names may be proven by a photo of one of them "with a
+    # guest" at an event the other was at (or was said to be at): how an end no title names is found.
+    guest_photos: bool = False
+    # With caption_leads: read pages about one open person of each side at once ("X Y": photos of
+    # both first, then of either), instead of one person a page.
+    pair_expansion: bool = False
 
     @property
     def strong_confidence(self) -> float | None:
@@ -94,6 +100,8 @@ KNOBS: dict[Strategy, Knobs] = {
         evidence_graph=True,
         caption_leads=True,
         planner_matching=True,
+        guest_photos=True,
+        pair_expansion=True,
     ),
 }
 

@@ -22,6 +22,9 @@ def describe(event: RunEvent) -> str:
             text = f"{d['personA']} → {d['personB']}"
         case "status" | "run_continued":
             text = str(d.get("message", ""))
+        case "evidence" if d.get("people"):  # one photo: everyone recognised in it
+            people = ", ".join(f"{p['name']} {_pct(p['confidence'])}" for p in d["people"])
+            text = f"{people}  {d['imageUrl']}"
         case "evidence":
             confidences = f"({_pct(d['confidenceA'])} / {_pct(d['confidenceB'])})"
             text = f"{d['from']} — {d['to']}  {confidences}  {d['imageUrl']}"

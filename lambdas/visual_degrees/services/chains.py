@@ -62,9 +62,11 @@ def _pair_cost(scope: RunScope, book: LeadBook, x: str, y: str) -> float | None:
     if graph.confidence(x, y) is not None:
         if graph.trusted(x, y, scope.knobs.strong_confidence):
             return COST_LINK
-        if edge_id(x, y) in book.doubted:
-            return None
-        return COST_LEAD if book.has_open_photo(x, y) else COST_WEAK
+        if edge_id(x, y) in book.doubted or book.blocked(x, y):
+            return None  # a second photo was looked for and not found: the pair stays doubtful
+        if book.has_open_photo(x, y):
+            return COST_LEAD
+        return None if book.searched_pair(x, y) else COST_WEAK
     if book.blocked(x, y):
         return None
     named_together = y in book.adjacent.get(x, {})
@@ -72,7 +74,7 @@ def _pair_cost(scope: RunScope, book: LeadBook, x: str, y: str) -> float | None:
         return COST_LEAD
     if not named_together and y not in book.hunches.get(x, {}):
         return None
-    if book.guest_photos(x, y) or book.guest_photos(y, x):
+    if scope.knobs.guest_photos and (book.guest_photos(x, y) or book.guest_photos(y, x)):
         return COST_GUEST  # one of them may be the unnamed guest of a photo of the other
     if book.searched_pair(x, y):
         return None
@@ -140,30 +142,32 @@ def name(scope: RunScope, book: LeadBook, key: str) -> str:
 def prove(scope: RunScope, book: LeadBook, x: str, y: str) -> Observed:
     """Spend on proving x–y: recognise photos that may show both; if none is in hand, search the
     pair ("X Y" ranks photos naming both first) and recognise from that page. A pair nothing more
-    can be tried for is marked, so no chain is priced through it again."""
+    can be tried for is marked, so no chain is priced through it again. Which photos, and whether to
+    search, are journalled: a re-run step repeats them rather than seeing its own side effects."""
     nx, ny = name(scope, book, x), name(scope, book, y)
     query = pair_query(nx, ny)
-    urls = book.photos_for(x, y)
+    urls = scope.decide(f"photos.{x}|{y}", lambda: _photos_for(scope, book, x, y)[:PHOTOS_PER_TRY])
     if not urls:
         scope.status(f"Checking {nx} — {ny}: searching {query!r}")
         page = read(scope, query, [])
         if page.exhausted or page.failed:
             return page
         book = LeadBook(scope)
-        urls = book.photos_for(x, y)
+        urls = scope.decide(f"found.{x}|{y}", lambda: _photos_for(scope, book, x, y)[:PHOTOS_PER_TRY])
         if not urls:
             scope.leads.mark_nolink(x, y)
             scope.status(f"No photo found of {nx} with {ny}")
             return page
-    observed = look(scope, book, urls[:PHOTOS_PER_TRY])
-    if (
-        scope.graph.confidence(x, y) is None
-        and query in book.queries
-        and not LeadBook(scope).photos_for(x, y)
-    ):
-        scope.leads.mark_nolink(x, y)
+    observed = look(scope, book, urls)
+    settled = scope.graph.trusted(x, y, scope.knobs.strong_confidence)
+    if not settled and book.searched_pair(x, y) and not _photos_for(scope, LeadBook(scope), x, y):
+        scope.leads.mark_nolink(x, y)  # nothing more to try for this pair: never priced again
         scope.status(f"No photo found of {nx} with {ny}")
     return observed
+
+
+def _photos_for(scope: RunScope, book: LeadBook, x: str, y: str) -> list[str]:
+    return book.photos_for(x, y) if scope.knobs.guest_photos else book.photos_of_pair(x, y)
 
 
 def read(scope: RunScope, query: str, subjects: list[str]) -> Observed:
@@ -180,11 +184,12 @@ def look(scope: RunScope, book: LeadBook, urls: list[str]) -> Observed:
     page), then add what they prove to the run graph, one `evidence` card per photo."""
     chosen = []
     for url in urls:
-        page = book.page_for(url)
-        if page is None or not scope.leads.spend_quota(page, scope.options.images_per_search):
+        page = book.looked.get(url) or book.page_for(url)
+        if page is None:
             continue
-        scope.leads.mark_looked(url)
-        chosen.append((page, book.photos[url].hit))
+        if url not in book.looked:
+            book.quota_used[page] = book.quota_used.get(page, 0) + 1  # the next photo sees it
+        chosen.append((scope.leads.mark_looked(url, page), book.photos[url].hit))
     observed = Observed()
     by_page: dict[str, list[ImageHit]] = {}
     for page, hit in chosen:

@@ -73,7 +73,7 @@ def next_expansion(scope: RunScope, book: LeadBook) -> Expansion | None:
     b = best["B"][0] if best["B"] else None
     if a is None or b is None:
         return None
-    if a is not None and b is not None and a != b:
+    if scope.knobs.pair_expansion and a != b:
         query = pair_query(name(scope, book, a), name(scope, book, b))
         if query not in book.queries:
             return Expansion(query=query, subjects=[a, b], side="A", depth=both["A"][a])

@@ -46,8 +46,12 @@ def direct(scope: RunScope) -> Outcome:
     query = pair_query(a.name, b.name)
     got = chains.read(scope, query, [a.key, b.key])
     book = LeadBook(scope)
-    photos = book.photos_of_pair(a.key, b.key) or blind_look(book, query, [a.key, b.key])
-    looked = chains.look(scope, book, photos[: scope.options.images_per_search])
+    limit = scope.options.images_per_search
+    photos = scope.decide(
+        "photos",
+        lambda: (book.photos_of_pair(a.key, b.key) or blind_look(book, query, [a.key, b.key]))[:limit],
+    )
+    looked = chains.look(scope, book, photos)
     if scope.graph.confidence(a.key, b.key) is not None:
         scope.status(f"Found a photo of {a.name} with {b.name}")
     else:
@@ -87,8 +91,9 @@ def discover(scope: RunScope) -> Outcome:
     scope.status(f"Who appears with {who}? Searching {query!r}", side=plan["side"])
     got = chains.read(scope, query, subjects)
     book = LeadBook(scope)
-    blind = blind_look(book, query, subjects)
-    looked = chains.look(scope, book, blind[: scope.options.images_per_search]) if blind else Observed()
+    limit = scope.options.images_per_search
+    blind = scope.decide("blind", lambda: blind_look(book, query, subjects)[:limit])
+    looked = chains.look(scope, book, blind) if blind else Observed()
     reached, confirming = settle(scope, "s2")
     return Outcome(reached=reached, observed=[got, looked, confirming], found=True)
 

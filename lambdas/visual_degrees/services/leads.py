@@ -18,7 +18,6 @@ from visual_degrees.domain.models import ImageHit
 from visual_degrees.domain.paths import edge_id
 from visual_degrees.domain.queries import pair_query
 from visual_degrees.services.observe import page_size
-from visual_degrees.services.run_memory import query_digest
 from visual_degrees.services.scope import RunScope
 
 
@@ -103,22 +102,25 @@ class Captions:
 
 
 _CACHED_RUNS = 256
-_captions: OrderedDict[str, Captions] = OrderedDict()
+_captions: OrderedDict[tuple[str, int], Captions] = OrderedDict()
 _captions_lock = threading.Lock()
 
 
-def captions_of(run_id: str, pages: list[dict[str, Any]], ends: tuple[str, ...] = ()) -> Captions:
-    """The run's Captions, reusing what this process already read of it."""
-    queries = {str(page["query"]) for page in pages}
+def captions_of(run: tuple[str, int], pages: list[dict[str, Any]], ends: tuple[str, ...] = ()) -> Captions:
+    """The Captions of `run` (its id and its store's identity), reusing what this process already
+    read of it: pages never change, so only pages it has not seen are added. Anything that does not
+    match (a page it holds that the store lacks, or of another length) means another store under
+    the same id: start again."""
+    lengths = {str(page["query"]): len(page.get("hits", [])) for page in pages}
     with _captions_lock:
-        found = _captions.pop(run_id, None)
-    if found is None or not found.queries <= queries:
+        found = _captions.pop(run, None)
+    if found is None or any(lengths.get(q) != n for q, n in found.page_len.items()):
         found = Captions()
     for page in pages:
         if page["query"] not in found.queries:
             found.add(page, ends)
     with _captions_lock:
-        _captions[run_id] = found
+        _captions[run] = found
         while len(_captions) > _CACHED_RUNS:
             _captions.popitem(last=False)
     return found
@@ -129,7 +131,8 @@ class LeadBook:
         self.scope = scope
         leads = scope.leads
         state = scope.state
-        captions = captions_of(state.run_id, leads.pages(), (state.person_a.key, state.person_b.key))
+        run = (state.run_id, id(scope.ctx.memory))
+        captions = captions_of(run, leads.pages(), (state.person_a.key, state.person_b.key))
         self.photos = captions.photos
         self.of = captions.of
         self.adjacent = captions.adjacent
@@ -141,7 +144,9 @@ class LeadBook:
         self.hunches: dict[str, dict[str, Hunch]] = defaultdict(dict)
         self.costs: dict[tuple[str, str], float | None] = {}  # chains.pair_cost's memo
         self.looked = leads.looked()
-        self.quota_used = leads.quotas()
+        self.quota_used: dict[str, int] = {}
+        for page in self.looked.values():
+            self.quota_used[page] = self.quota_used.get(page, 0) + 1
         self.nolink = leads.nolinks()
         for data in leads.hunches():
             hunch = Hunch(a=data["a"], b=data["b"], film=data.get("film", ""), source=data.get("source", ""))
@@ -154,7 +159,7 @@ class LeadBook:
     # ---- what may still be recognised ---------------------------------------------------------
 
     def quota_left(self, query: str) -> int:
-        return self.scope.options.images_per_search - self.quota_used.get(query_digest(query), 0)
+        return self.scope.options.images_per_search - self.quota_used.get(query, 0)
 
     def available(self, url: str) -> bool:
         """Not looked at yet, and some page it came on still has recognitions to spend."""

@@ -12,7 +12,6 @@ from __future__ import annotations
 import hashlib
 import json
 
-from visual_degrees.domain.errors import ConfigurationError, ProviderError, TransientProviderError
 from visual_degrees.domain.names import name_key
 from visual_degrees.domain.planning import (
     MAX_SIDE,
@@ -21,11 +20,12 @@ from visual_degrees.domain.planning import (
     SidePerson,
     validate_connect,
 )
+from visual_degrees.ports import Planner
+from visual_degrees.services.asking import ask_with_feedback
 from visual_degrees.services.chains import name
 from visual_degrees.services.expansion import sides, unlinked_ends
 from visual_degrees.services.leads import LeadBook
 from visual_degrees.services.scope import RunScope
-from visual_degrees.services.selection import spent_tokens, unusable_feedback
 
 MAX_ATTEMPTS = 2  # each attempt is one LLM call, reserved against the LLM budget
 MAX_FAILED_SHOWN = 20
@@ -92,9 +92,9 @@ def worth_asking(scope: RunScope, book: LeadBook) -> ConnectContext | None:
 def consult(scope: RunScope, book: LeadBook) -> int:
     """Ask the planner if it is worth asking now; keep its hunches. How many new hunches."""
     context = worth_asking(scope, book)
-    if context is None:
-        return 0
     planner = scope.ctx.providers.planner
+    if context is None or planner is None:
+        return 0
     asked = scope.leads.asks()
     mark = signature(context)
     links = _ask(scope, planner, context)
@@ -102,22 +102,13 @@ def consult(scope: RunScope, book: LeadBook) -> int:
     return _keep(scope, links or [])
 
 
-def _ask(scope: RunScope, planner: object, context: ConnectContext) -> list[ProposedLink] | None:
-    feedback: list[str] = []
-    for _ in range(MAX_ATTEMPTS):
-        if scope.refusal("llmCalls"):
-            return None
-        try:
-            reply = planner.connect(context.model_copy(update={"feedback": feedback}))  # type: ignore[attr-defined]
-        except (ProviderError, TransientProviderError, ConfigurationError) as exc:
-            scope.budget.record_llm_tokens(*spent_tokens(exc))
-            feedback = [unusable_feedback(exc)]
-            continue
-        scope.budget.record_llm_tokens(reply.tokens_in, reply.tokens_out)
-        links, feedback = validate_connect(reply, context)
-        if links is not None:
-            return links
-    return None
+def _ask(scope: RunScope, planner: Planner, context: ConnectContext) -> list[ProposedLink] | None:
+    return ask_with_feedback(
+        scope,
+        MAX_ATTEMPTS,
+        lambda feedback: planner.connect(context.model_copy(update={"feedback": feedback})),
+        lambda reply: validate_connect(reply, context),
+    )
 
 
 def _keep(scope: RunScope, links: list[ProposedLink]) -> int:

@@ -26,7 +26,7 @@ from typing import Any, TypeVar
 
 from visual_degrees.domain.models import Edge, Evidence, Face, ImageHit, Person
 from visual_degrees.domain.paths import edge_id
-from visual_degrees.ports import Increment, Item, Memory, Put
+from visual_degrees.ports import Item, Memory, Put
 from visual_degrees.services.event_log import run_pk
 
 MAX_EVIDENCE_PER_CANDIDATE = 3
@@ -303,10 +303,10 @@ class RunEvidence(RunItems):
 
 class RunLeads(RunItems):
     """What captions and the planner suggest, and what came of it: every page of results read
-    (`page#`: the query, who it was about, its hits with titles), recognitions spent per page
-    (`quota#`), photos looked at (`looked#`), the planner's hunches (`hunch#`), pairs that no photo
-    proved (`nolink#`) and the planner's calls (`asked#`). One item per fact; a page holds at most
-    one request's results (Brave: 200 titles, well under an item's 400 KB)."""
+    (`page#`: the query, who it was about, its hits with titles), photos recognised (`looked#`,
+    each charged to one page: at most images_per_search a page), the planner's hunches (`hunch#`),
+    pairs that no photo proved (`nolink#`) and the planner's calls (`asked#`). One item per fact; a
+    page holds at most one request's results (Brave: 200 titles, well under an item's 400 KB)."""
 
     def save_page(self, query: str, subjects: list[str], hits: list[ImageHit], at: float) -> None:
         self._put(
@@ -329,20 +329,16 @@ class RunLeads(RunItems):
     def has_page(self, query: str) -> bool:
         return self._get(f"page#{_digest(query)}") is not None
 
-    def spend_quota(self, query: str, ceiling: int) -> bool:
-        """Claim one recognition among the results of `query` (at most `ceiling` per page)."""
-        inc = Increment(self.pk, f"quota#{_digest(query)}", "used", ceiling=ceiling, ttl_seconds=self.ttl)
-        return self.memory.increment(inc) is not None
+    def mark_looked(self, url: str, page: str) -> str:
+        """Record that the photo at `url` is recognised, charged to the page of query `page` (the
+        first charge holds: a re-run step charges nothing twice). The page it is charged to."""
+        self._put(f"looked#{_digest(url)}", {"url": url, "page": page}, if_absent=True)
+        data = self._get(f"looked#{_digest(url)}") or {}
+        return str(data.get("page", page))
 
-    def quotas(self) -> dict[str, int]:
-        """Recognitions spent per page, by the query's digest."""
-        return {i.sk.removeprefix("quota#"): int(i.counters.get("used", 0)) for i in self._scan("quota#")}
-
-    def mark_looked(self, url: str) -> None:
-        self._put(f"looked#{_digest(url)}", {"url": url})
-
-    def looked(self) -> set[str]:
-        return {str(i.data["url"]) for i in self._scan("looked#")}
+    def looked(self) -> dict[str, str]:
+        """Photos recognised so far, each with the query of the page it was charged to."""
+        return {str(i.data["url"]): str(i.data.get("page", "")) for i in self._scan("looked#")}
 
     def add_hunch(self, a: str, b: str, data: dict[str, Any]) -> bool:
         """Keep a planner's hunch that a and b met (the first one about a pair holds)."""

@@ -2,12 +2,6 @@
 
 from __future__ import annotations
 
-from visual_degrees.domain.errors import (
-    ConfigurationError,
-    ProviderError,
-    TransientProviderError,
-    VisualDegreesError,
-)
 from visual_degrees.domain.names import name_key
 from visual_degrees.domain.planning import (
     CandidateSummary,
@@ -16,6 +10,7 @@ from visual_degrees.domain.planning import (
     fallback_plan,
     validate_reply,
 )
+from visual_degrees.services.asking import ask_with_feedback
 from visual_degrees.services.run_memory import Candidate
 from visual_degrees.services.scope import RunScope
 
@@ -24,7 +19,6 @@ MAX_OFFERED = 20  # candidates shown to the planner (the best by the fallback or
 # Meeting in the middle, a plan is made after every discovery round: a shorter list keeps each
 # prompt (and its price) small, and the best connected ten are where a useful link usually is.
 MAX_OFFERED_BOTH_ENDS = 10
-MAX_FEEDBACK = 300  # characters of an adapter's error message fed back to the planner
 
 
 def untried_candidates(scope: RunScope, frontier: str, side: str | None = None) -> list[Candidate]:
@@ -83,40 +77,18 @@ def choose_plan(scope: RunScope, context: PlannerContext) -> Plan:
     planner = scope.ctx.providers.planner if knobs.planner_ranking else None
     if knobs.both_ends and len(context.candidates) < 2:
         planner = None  # one candidate leaves nothing to rank: no call to pay for
-    feedback: list[str] = []
-    for _ in range(MAX_PLANNER_ATTEMPTS if planner is not None else 0):
-        if scope.refusal("llmCalls"):
-            break
-        try:
-            reply = planner.plan(context.model_copy(update={"feedback": feedback}))  # type: ignore[union-attr]
-        except (ProviderError, TransientProviderError, ConfigurationError) as exc:
-            scope.budget.record_llm_tokens(*spent_tokens(exc))
-            feedback = [unusable_feedback(exc)]
-            continue
-        scope.budget.record_llm_tokens(reply.tokens_in, reply.tokens_out)
-        plan, feedback = validate_reply(reply, context)
+    if planner is not None:
+        plan = ask_with_feedback(
+            scope,
+            MAX_PLANNER_ATTEMPTS,
+            lambda feedback: planner.plan(context.model_copy(update={"feedback": feedback})),
+            lambda reply: validate_reply(reply, context),
+        )
         if plan is not None:
             return plan
     if knobs.both_ends:
         return Plan(candidates=[c.name for c in context.candidates[:5]], source="fallback")
     return fallback_plan(context)
-
-
-def unusable_feedback(exc: VisualDegreesError) -> str:
-    """What the planner is told of an attempt whose answer could not be used: the error's code and
-    the adapter's message (which names what was wrong, e.g. no JSON object with the reply's keys;
-    messages never carry secrets)."""
-    return f"the previous answer could not be used ({exc.code}): {exc.message}"[:MAX_FEEDBACK]
-
-
-def spent_tokens(exc: Exception) -> tuple[int, int]:
-    """The tokens an unusable attempt cost, where the adapter reported them on its error
-    (`tokens_in` / `tokens_out`, as the live planners' UnusableAnswer does); else none."""
-    counts = [getattr(exc, name, 0) for name in ("tokens_in", "tokens_out")]
-    tokens_in, tokens_out = (
-        c if isinstance(c, int) and not isinstance(c, bool) and c > 0 else 0 for c in counts
-    )
-    return tokens_in, tokens_out
 
 
 def plan_order(scope: RunScope, plan: Plan, candidates: list[Candidate], target: str) -> list[str]:

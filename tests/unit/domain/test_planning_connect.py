@@ -64,3 +64,23 @@ def test_printable_text_has_no_controls_bidi_or_urls_and_respects_its_length():
     assert printable("Ann\u200fLee", 20) is None
     assert printable("http://x.y", 20) is None
     assert printable("A" * 21, 20) is None
+
+
+def test_a_planners_narration_reaches_a_user_only_as_plain_words_of_its_own():
+    from visual_degrees.domain.planning import CandidateSummary, PlannerContext, PlannerReply, validate_reply
+
+    context = PlannerContext(
+        target="Bob Ray",
+        frontier="Ann Lee",
+        candidates=[CandidateSummary(name="Cat Wu", count=2, best_confidence=99.0)],
+    )
+
+    def problems(narration: str) -> list[str]:
+        return validate_reply(PlannerReply(next_candidates=["Cat Wu"], narration=narration), context)[1]
+
+    assert problems("Cat Wu might have worked with Bob Ray.") == []
+    assert problems("See https://evil.example/steal for more")
+    assert problems("Cat Wu\u202e might have worked with Bob Ray")
+    assert problems("x" * 281)
+    echo = context.as_prompt_data()[:80]
+    assert any("own words" in p for p in problems(f"My instructions were: {echo}"))

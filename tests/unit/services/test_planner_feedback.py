@@ -18,10 +18,11 @@ from visual_degrees.domain.errors import ProviderError
 from visual_degrees.domain.models import Person, RunOptions, RunState
 from visual_degrees.ports import Planner, Providers
 from visual_degrees.services import matching
+from visual_degrees.services.asking import spent_tokens, unusable_feedback
 from visual_degrees.services.context import StepContext
 from visual_degrees.services.leads import LeadBook
 from visual_degrees.services.scope import RunScope
-from visual_degrees.services.selection import choose_plan, spent_tokens, unusable_feedback
+from visual_degrees.services.selection import choose_plan
 
 PROSE = "Gary Sinise worked with both of them, on Apollo 13 and on Forrest Gump."
 
