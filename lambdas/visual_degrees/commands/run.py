@@ -32,8 +32,9 @@ Look for a chain of people from A to B in which every link is one photo of both,
 
 A run that stopped because a budget ran out can be continued: `--continue RUN_ID` picks it up where
 it stopped, on the photo web it was made on (nothing it searched is searched again, no photo is
-recognised twice), with the run's own budgets again unless --budget-* say otherwise. --via NAME names someone you believe connects A and
-B: their photos with A and with B are looked for first (a hint; only photos make links).
+recognised twice), with the run's own budgets again unless --budget-* say otherwise.
+--via NAME names someone you believe connects A and B: their photos with A and with B are looked
+for first (a hint; only photos make links).
 
 examples:
   visual-degrees run "Vesna Hawthorne" "Niall Halloran"
