@@ -317,3 +317,14 @@ def test_an_event_rescue_reads_at_most_its_share_of_pages():
     assert result.outcome == "no_path"
     assert 1 <= len(events_searched) <= 3
     assert BOB in result.final.data["message"]
+
+
+def test_counts_in_status_lines_read_as_words_one_title_one_hop():
+    web = TitledWeb()
+    web.answer(f"{ANN} {BOB}", web.titled("u/ann-cat", f"{ANN} and {CAT} at a gala", face(ANN), face(CAT)))
+    sink = ListSink()
+    result = run(web, sink=sink, options=RunOptions(max_hops=1))
+    messages = [e.data.get("message", "") for e in sink.events]
+    assert any("yet; 1 title read, " in m for m in messages), messages
+    assert result.final.data["reason"] == "hop_limit"
+    assert result.final.data["message"].startswith("No chain within 1 hop:")

@@ -19,6 +19,7 @@ from functools import partial
 from typing import Any
 
 from visual_degrees.domain.queries import event_query, pair_query
+from visual_degrees.domain.wording import plural
 from visual_degrees.services import chains, expansion, matching, rescue
 from visual_degrees.services.confirm import settle
 from visual_degrees.services.leads import LeadBook
@@ -56,8 +57,8 @@ def direct(scope: RunScope) -> Outcome:
         scope.status(f"Found a photo of {a.name} with {b.name}")
     else:
         scope.status(
-            f"No photo of {a.name} with {b.name} yet; {len(book.photos)} titles read, "
-            f"{len(book.names)} people named"
+            f"No photo of {a.name} with {b.name} yet; {plural(len(book.photos), 'title')} read, "
+            f"{plural(len(book.names), 'person', 'people')} named"
         )
     reached, confirming = settle(scope, "s1")
     return Outcome(reached=reached, observed=[got, looked, confirming])
