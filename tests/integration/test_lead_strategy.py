@@ -328,3 +328,24 @@ def test_counts_in_status_lines_read_as_words_one_title_one_hop():
     assert any("yet; 1 title read, " in m for m in messages), messages
     assert result.final.data["reason"] == "hop_limit"
     assert result.final.data["message"].startswith("No chain within 1 hop:")
+
+
+@pytest.mark.parametrize("forget", [False, True])
+def test_an_event_rescue_is_idempotent(monkeypatch, forget):
+    # Given every step run twice (its effects kept or forgotten in between)
+    normal_web, twice_web = event_web(), event_web()
+    normal_sink, twice_sink = ListSink(), ListSink()
+    normal = run(normal_web, sink=normal_sink)
+    memory = SqliteMemory(":memory:")
+    monkeypatch.setattr("visual_degrees.local.runner.execute", Twice(memory, forget))
+
+    def environment(_: str) -> RunEnvironment:
+        clock = ManualClock()
+        return RunEnvironment(providers=Providers.of(twice_web, None), clock=clock, sleep=clock.advance)
+
+    doubled = LocalRunner(memory, environment).run(ANN, BOB, RunOptions(), sink=twice_sink)
+    # Then the rescue searches and recognises once, and the run tells the same story
+    assert normal.outcome == doubled.outcome == "path"
+    assert [(e.seq, e.type) for e in normal_sink.events] == [(e.seq, e.type) for e in twice_sink.events]
+    assert normal.final.data["usage"] == doubled.final.data["usage"]
+    assert normal_web.calls == twice_web.calls
