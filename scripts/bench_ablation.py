@@ -41,11 +41,18 @@ IDEAS = (
     "planner_matching",
     "guest_photos",
     "pair_expansion",
+    "event_search",
     "stop_when_end_unseen",
     "corroborate_weak_edges",
     "parallel_images",
 )
-ISSUE6 = {"caption_leads": False, "planner_matching": False, "guest_photos": False, "pair_expansion": False}
+ISSUE6 = {
+    "caption_leads": False,
+    "planner_matching": False,
+    "guest_photos": False,
+    "pair_expansion": False,
+    "event_search": False,
+}
 
 
 def rows() -> list[tuple[str, BenchConfig]]:

@@ -257,3 +257,95 @@ def test_every_step_is_idempotent(monkeypatch, forget):
     assert [(e.seq, e.type) for e in normal_sink.events] == [(e.seq, e.type) for e in twice_sink.events]
     assert normal.final.data["usage"] == doubled.final.data["usage"]
     assert normal_web.calls["search"] == twice_web.calls["search"]
+
+
+def event_web() -> TitledWeb:
+    """Bob is named once, alone, at the premiere of Film (2001); the crowd shot of that premiere
+    names Cat and Dan "and others": Bob is one of the others."""
+    web = TitledWeb()
+    web.answer(
+        f"{ANN} {BOB}",
+        web.titled("u/ann-cat", f"{ANN} and {CAT} at a gala (1999)", face(ANN), face(CAT)),
+        web.titled("u/bob", f"{BOB} at the premiere of Film (2001)", face(BOB)),
+    )
+    crowd = web.titled(
+        "u/crowd",
+        f"The cast of Film (2001) at its premiere: {CAT}, {DAN} and others",
+        face(CAT),
+        face(DAN),
+        face(BOB),
+    )
+    web.answer(
+        "Film (2001) cast", web.titled("u/dan", f"{DAN} at the premiere of Film (2001)", face(DAN)), crowd
+    )
+    return web
+
+
+def test_an_end_only_a_portrait_names_is_rescued_through_the_crowd_shots_of_its_event():
+    # Given Bob named only in a portrait; the crowd shot of the same premiere shows him unnamed
+    web = event_web()
+    sink = ListSink()
+    result = run(web, sink=sink)
+    # Then the run searches that premiere, recognises its crowd shot and proves Cat — Bob with it
+    assert ("Film (2001) cast", PAGE) in web.asked
+    assert result.outcome == "path"
+    assert result.final.data["path"] == [ANN, CAT, BOB]
+    assert result.final.data["edges"][1]["evidence"]["imageUrl"] == "u/crowd"
+    assert_every_link_shown_has_its_card(sink.events)
+
+
+def test_without_event_search_the_same_end_is_given_up():
+    web = event_web()
+    result = run(web, options=RunOptions(knobs={"event_search": False}))
+    assert result.outcome == "no_path"
+    assert all(not query.endswith(" cast") for query, _ in web.asked)
+
+
+def test_an_event_rescue_reads_at_most_its_share_of_pages():
+    # Given Bob named alone at five events, none of whose pages shows him with anyone
+    web = TitledWeb()
+    portraits = [
+        web.titled(f"u/bob{i}", f"{BOB} at the premiere of Film {i} (200{i})", face(BOB)) for i in range(5)
+    ]
+    web.answer(
+        f"{ANN} {BOB}",
+        web.titled("u/ann-cat", f"{ANN} and {CAT} at a gala", face(ANN), face(CAT)),
+        *portraits,
+    )
+    result = run(web)
+    events_searched = [query for query, _ in web.asked if query.endswith(" cast")]
+    assert result.outcome == "no_path"
+    assert 1 <= len(events_searched) <= 3
+    assert BOB in result.final.data["message"]
+
+
+def test_counts_in_status_lines_read_as_words_one_title_one_hop():
+    web = TitledWeb()
+    web.answer(f"{ANN} {BOB}", web.titled("u/ann-cat", f"{ANN} and {CAT} at a gala", face(ANN), face(CAT)))
+    sink = ListSink()
+    result = run(web, sink=sink, options=RunOptions(max_hops=1))
+    messages = [e.data.get("message", "") for e in sink.events]
+    assert any("yet; 1 title read, " in m for m in messages), messages
+    assert result.final.data["reason"] == "hop_limit"
+    assert result.final.data["message"].startswith("No chain within 1 hop:")
+
+
+@pytest.mark.parametrize("forget", [False, True])
+def test_an_event_rescue_is_idempotent(monkeypatch, forget):
+    # Given every step run twice (its effects kept or forgotten in between)
+    normal_web, twice_web = event_web(), event_web()
+    normal_sink, twice_sink = ListSink(), ListSink()
+    normal = run(normal_web, sink=normal_sink)
+    memory = SqliteMemory(":memory:")
+    monkeypatch.setattr("visual_degrees.local.runner.execute", Twice(memory, forget))
+
+    def environment(_: str) -> RunEnvironment:
+        clock = ManualClock()
+        return RunEnvironment(providers=Providers.of(twice_web, None), clock=clock, sleep=clock.advance)
+
+    doubled = LocalRunner(memory, environment).run(ANN, BOB, RunOptions(), sink=twice_sink)
+    # Then the rescue searches and recognises once, and the run tells the same story
+    assert normal.outcome == doubled.outcome == "path"
+    assert [(e.seq, e.type) for e in normal_sink.events] == [(e.seq, e.type) for e in twice_sink.events]
+    assert normal.final.data["usage"] == doubled.final.data["usage"]
+    assert normal_web.calls == twice_web.calls

@@ -124,3 +124,32 @@ def same_event(a: frozenset[str], b: frozenset[str]) -> bool:
         return False
     shared = len(a & b)
     return shared >= 1 and shared * 2 >= min(len(a), len(b))
+
+
+# Where the event starts in a caption, most specific first: "at the premiere of X (1995)", "The cast
+# of X (1995) at its premiere", "on the set of X", then any "at the X (1995)".
+_EVENT_START = (
+    re.compile(r"\b(?:premiere of|set of|press event for|photocall for|cast of)\s+", re.IGNORECASE),
+    re.compile(r"\b(?:(?:charity|press) event|premiere) (?:at|during) the\s+", re.IGNORECASE),
+    re.compile(r"\b(?:at|during) (?:the|an?)\s+", re.IGNORECASE),
+)
+_EVENT_END = re.compile(r"\((?:1[89]|20)\d\d[^()]{0,8}\)")  # "(1995)", "(1978 I)"
+_EVENT_TEXT = re.compile(r"[\w'’&.,:!?\- ()]+")
+MAX_EVENT_LENGTH = 120
+
+
+@lru_cache(maxsize=65_536)
+def event_in_title(title: str) -> str | None:
+    """The event a caption names, as written with its year ("Apollo 13 (1995)"), to search for its
+    other photos; None when the title names no dated event in plain words."""
+    head, colon, tail = title.rpartition(":")
+    text = head if colon and "(" not in tail else title
+    for start in _EVENT_START:
+        for match in start.finditer(text):
+            end = _EVENT_END.search(text, match.end())
+            if end is None:
+                continue
+            event = text[match.end() : end.end()].strip()
+            if 0 < len(event) <= MAX_EVENT_LENGTH and _EVENT_TEXT.fullmatch(event):
+                return event
+    return None

@@ -1,5 +1,6 @@
-"""Search query templates. Every query the system sends is one of these, filled with known names,
-so a planner (or a hostile name) can never make us search for arbitrary text."""
+"""Search query templates. Every query the system sends is one of these, filled with known names or
+an event title read by domain/captions.event_in_title (plain words and a year, at most 120
+characters), so a planner (or a hostile name or caption) can never make us search for arbitrary text."""
 
 from __future__ import annotations
 
@@ -26,6 +27,16 @@ DISCOVERY_TEMPLATES: tuple[str, ...] = (
 # The same templates asked group shots first: a name alone mostly brings up portraits, which prove
 # no link; "cast" and "with" bring up photos of several people.
 GROUP_FIRST: tuple[int, ...] = (3, 1, 2, 4, 5, 0)
+
+
+# Finding everyone photographed at an event (a film's premiere, a gala): {event} is a title with its
+# year as a caption wrote it (domain/captions.event_in_title) or the planner named it; "cast" brings
+# up the crowd shots, where people no caption names stand among the named.
+EVENT_TEMPLATE = "{event} cast"
+
+
+def event_query(event: str) -> str:
+    return EVENT_TEMPLATE.format(event=event)
 
 
 def pair_query(a: str, b: str, template: str = PAIR_TEMPLATES[0]) -> str:

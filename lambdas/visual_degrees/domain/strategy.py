@@ -71,6 +71,10 @@ class Knobs:
     # With caption_leads: read pages about one open person of each side at once ("X Y": photos of
     # both first, then of either), instead of one person a page.
     pair_expansion: bool = False
+    # With caption_leads: before giving up on an end no photo links to anyone, search the events a
+    # caption saw them at or the planner placed them in, and recognise that event's crowd shots,
+    # where people no caption names stand (services/rescue.py).
+    event_search: bool = False
 
     @property
     def strong_confidence(self) -> float | None:
@@ -102,6 +106,7 @@ KNOBS: dict[Strategy, Knobs] = {
         planner_matching=True,
         guest_photos=True,
         pair_expansion=True,
+        event_search=True,
     ),
 }
 

@@ -13,6 +13,7 @@ from functools import partial
 from typing import Any
 
 from visual_degrees.domain.queries import GROUP_FIRST, discovery_query
+from visual_degrees.domain.wording import plural
 from visual_degrees.services import both_ends
 from visual_degrees.services.confirm import settle
 from visual_degrees.services.evidence import graph_connects, record, search
@@ -63,7 +64,9 @@ def around_frontier(scope: RunScope) -> Discovered:
             break
     found = untried_candidates(scope, frontier.key)
     if found:
-        scope.status(f"{len(found)} people seen with {frontier.name}", candidates=len(found))
+        scope.status(
+            f"{plural(len(found), 'person', 'people')} seen with {frontier.name}", candidates=len(found)
+        )
     return Discovered(
         reached=reached,
         found=len(found),
@@ -117,7 +120,11 @@ def from_both_ends(scope: RunScope) -> Discovered:
         attempt += 1
     if expansion is not None and found:
         person = scope.person(expansion.key)
-        scope.status(f"{found} people seen with {person.name}", candidates=found, side=expansion.side)
+        scope.status(
+            f"{plural(found, 'person', 'people')} seen with {person.name}",
+            candidates=found,
+            side=expansion.side,
+        )
     return Discovered(
         reached=reached,
         found=found,

@@ -18,8 +18,9 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
-from visual_degrees.domain.queries import pair_query
-from visual_degrees.services import chains, expansion, matching
+from visual_degrees.domain.queries import event_query, pair_query
+from visual_degrees.domain.wording import plural
+from visual_degrees.services import chains, expansion, matching, rescue
 from visual_degrees.services.confirm import settle
 from visual_degrees.services.leads import LeadBook
 from visual_degrees.services.observe import Observed
@@ -56,8 +57,8 @@ def direct(scope: RunScope) -> Outcome:
         scope.status(f"Found a photo of {a.name} with {b.name}")
     else:
         scope.status(
-            f"No photo of {a.name} with {b.name} yet; {len(book.photos)} titles read, "
-            f"{len(book.names)} people named"
+            f"No photo of {a.name} with {b.name} yet; {plural(len(book.photos), 'title')} read, "
+            f"{plural(len(book.names), 'person', 'people')} named"
         )
     reached, confirming = settle(scope, "s1")
     return Outcome(reached=reached, observed=[got, looked, confirming])
@@ -72,19 +73,21 @@ def discover(scope: RunScope) -> Outcome:
     if unseen == _ASK_FIRST:
         return Outcome(found=True)  # S3 asks the planner where to look for them
     if unseen is not None:
-        scope.control.update_meta(unseenEnd=unseen)
-        scope.status(f"No photo shows {unseen} with anyone, and nobody could say where else to look")
-        return Outcome(exhausted=True, unseen=unseen)
+        end = chains.name(scope, book, unseen)
+        return _rescue(scope, book, [unseen]) or _give_up(
+            scope, end, f"No photo shows {end} with anyone, and nobody could say where else to look"
+        )
     plan = scope.decide("expand", partial(_expansion, scope, book))
     if plan is None and scope.decide("ask", lambda: matching.worth_asking(scope, book) is not None):
         return Outcome(found=True)  # nobody left to search: S3 asks the planner where to look
     if plan is None:
-        stuck = expansion.unlinked_ends(scope, book)
+        # The end no title ties to anyone is the likelier reason no chain shows: rescue it first.
+        stuck = sorted(expansion.unlinked_ends(scope, book), key=lambda k: len(book.neighbours(k)) > 0)
         if stuck:
             end = chains.name(scope, book, stuck[0])
-            scope.control.update_meta(unseenEnd=end)
-            scope.status(f"No photo we could find shows {end} with anyone; every chain needs one")
-            return Outcome(exhausted=True, unseen=end)
+            return _rescue(scope, book, stuck) or _give_up(
+                scope, end, f"No photo we could find shows {end} with anyone; every chain needs one"
+            )
         return Outcome(exhausted=True)
     query, subjects = str(plan["query"]), [str(k) for k in plan["subjects"]]
     who = " and ".join(chains.name(scope, book, k) for k in subjects)
@@ -96,6 +99,38 @@ def discover(scope: RunScope) -> Outcome:
     looked = chains.look(scope, book, blind) if blind else Observed()
     reached, confirming = settle(scope, "s2")
     return Outcome(reached=reached, observed=[got, looked, confirming], found=True)
+
+
+def _give_up(scope: RunScope, end: str, why: str) -> Outcome:
+    scope.control.update_meta(unseenEnd=end)
+    scope.status(why)
+    return Outcome(exhausted=True, unseen=end)
+
+
+def _rescue(scope: RunScope, book: LeadBook, ends: list[str]) -> Outcome | None:
+    """Before giving up on the ends no photo links: one page of an event one of them was seen at,
+    and its photos of people no caption names (rescue.py). None when there is nothing left to try."""
+    picked = scope.decide(
+        "rescue", lambda: next(filter(None, (_event_for(scope, book, k) for k in ends)), None)
+    )
+    if picked is None:
+        return None
+    key, event, why = picked
+    query = event_query(event)
+    end = chains.name(scope, book, key)
+    scope.status(f"No photo links {end} with anyone yet; searching photos of {event} ({why})")
+    got = chains.read(scope, query, [])
+    book = LeadBook(scope)
+    limit = scope.options.images_per_search
+    photos = scope.decide("rescue.photos", lambda: rescue.photos_at(book, query)[:limit])
+    looked = chains.look(scope, book, photos) if photos else Observed()
+    reached, confirming = settle(scope, "s2")
+    return Outcome(reached=reached, observed=[got, looked, confirming], found=True)
+
+
+def _event_for(scope: RunScope, book: LeadBook, key: str) -> list[str] | None:
+    found = rescue.next_event(scope, book, key)
+    return [key, *found] if found else None
 
 
 def select(scope: RunScope) -> Outcome:
@@ -161,21 +196,21 @@ _ASK_FIRST = "\x00ask"
 
 
 def _unseen_end(scope: RunScope, book: LeadBook) -> str | None:
-    """An end no title names after a page about them: every chain needs a photo of them, and titles
-    give no hint where one is. The planner may know their co-stars and films (a rescue, capped at
-    RESCUE_SEARCHES pair searches); without that, stop rather than search blindly.
-    _ASK_FIRST: the planner has not been asked yet."""
+    """An end (its key) no title names after a page about them: every chain needs a photo of them,
+    and titles give no hint where one is. The planner may know their co-stars and films (a rescue,
+    capped at RESCUE_SEARCHES pair searches, then the films' pages); without that, stop rather than
+    search blindly. _ASK_FIRST: the planner has not been asked yet."""
     if not scope.knobs.stop_when_end_unseen:
         return None
     for key in expansion.unseen_ends(scope, book):
         end = chains.name(scope, book, key)
         if not scope.leads.asks() and matching.worth_asking(scope, book) is not None:
             return _ASK_FIRST
-        rescue = [
+        tried = [
             k
             for k in book.hunches.get(key, {})
             if pair_query(end, chains.name(scope, book, k)) in book.queries
         ]
-        if not book.hunches.get(key) or len(rescue) >= RESCUE_SEARCHES:
-            return end
+        if not book.hunches.get(key) or len(tried) >= RESCUE_SEARCHES:
+            return key
     return None

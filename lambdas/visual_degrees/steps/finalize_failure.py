@@ -9,13 +9,14 @@ from itertools import chain
 from visual_degrees.domain.continuation import no_path_verdict
 from visual_degrees.domain.models import RunState
 from visual_degrees.domain.paths import graph_summary
+from visual_degrees.domain.wording import plural
 from visual_degrees.services import hints
 from visual_degrees.services.context import StepContext
 from visual_degrees.services.progress import partial_paths, partial_paths_payload
 from visual_degrees.services.scope import RunScope
 
 REASONS = {
-    "hop_limit": "No chain within {max_hops} hops: every further link would make the chain too long.",
+    "hop_limit": "No chain within {max_hops}: every further link would make the chain too long.",
     "budget": "The {exhausted} budget ran out before a chain was proven.",
     "candidates_exhausted": "Nobody new could be found to try next.",
 }
@@ -25,7 +26,7 @@ def run(state: RunState, ctx: StepContext) -> RunState:
     scope = RunScope(ctx, state)
     reason = state.stop_reason or ("budget" if state.budget_exhausted else "candidates_exhausted")
     message = REASONS.get(reason, "No chain was proven.").format(
-        max_hops=state.options.max_hops, exhausted=state.exhausted or "search"
+        max_hops=plural(state.options.max_hops, "hop"), exhausted=state.exhausted or "search"
     )
     unseen = (scope.control.meta() or {}).get("unseenEnd")
     if reason == "candidates_exhausted" and unseen:

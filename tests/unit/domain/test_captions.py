@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from visual_degrees.domain.captions import (
+    event_in_title,
     event_words,
     keys_in_title,
     names_in_title,
@@ -82,3 +83,32 @@ def test_two_captions_of_one_event_share_its_words_and_another_event_does_not():
     assert same_event(one, same)
     assert not same_event(one, other)
     assert not same_event(frozenset(), one)
+
+
+@pytest.mark.parametrize(
+    ("title", "event"),
+    [
+        ("Kevin Bacon and Tom Hanks at the premiere of Apollo 13 (1995)", "Apollo 13 (1995)"),
+        (
+            "A with B on the red carpet at the premiere of Night at the Museum (2006)",
+            "Night at the Museum (2006)",
+        ),
+        (
+            "The cast of The Tigger Movie (2000) at its premiere: Jim Cummings and others",
+            "The Tigger Movie (2000)",
+        ),
+        (
+            "Ann Lee, Bob Ray and other guests on stage at the Academy Awards, USA (1990)",
+            "Academy Awards, USA (1990)",
+        ),
+        ("Ann Lee at a charity event at the Golden Gala (1990)", "Golden Gala (1990)"),
+        ("Bob Ray on the set of The Wiz (1978 I)", "The Wiz (1978 I)"),
+        ("Ann Lee at a premiere during the Cannes Film Festival (1999)", "Cannes Film Festival (1999)"),
+        ("Ann Lee at home", None),  # no dated event
+        ("IMG_2041.jpg", None),
+        ("Ann Lee at the premiere of <script>x</script> (1999)", None),  # markup is never searched
+        ("Ann Lee at the premiere of " + "Long " * 40 + "(1999)", None),  # nor an endless "title"
+    ],
+)
+def test_the_event_a_caption_names_is_read_with_its_year(title, event):
+    assert event_in_title(title) == event

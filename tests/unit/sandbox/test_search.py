@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 
 from visual_degrees.domain.errors import InvalidInput, TransientProviderError
-from visual_degrees.domain.queries import DISCOVERY_TEMPLATES, pair_query
+from visual_degrees.domain.queries import DISCOVERY_TEMPLATES, event_query, pair_query
 from visual_degrees.sandbox.captions import Kind
 from visual_degrees.sandbox.clock import EPOCH, VirtualClock
 from visual_degrees.sandbox.faults import FaultConfig, FaultInjector
@@ -48,6 +48,28 @@ def test_names_are_found_by_longest_match_and_template_words_are_not_names():
     assert search.names_in("Tom Hanks red carpet") == ["tom hanks"]
     assert search.names_in("Red Tom Hanks") == ["tom hanks"]
     assert search.names_in("nobody we know") == []
+
+
+def test_an_event_title_with_its_year_brings_up_that_events_photos_crowd_shots_first():
+    # Given a world where a film's title is also somebody's name, and a second film of that title
+    world = parse_world(
+        "Apollo 13 (1995)/Hanks, Tom/Bacon, Kevin/Paxton, Bill/Sinise, Gary/Harris, Ed/Quinlan, Kathleen/"
+        "Nelson, Tracy/Howard, Clint\nApollo 13 (2001)/Hanks, Tom/Apollo\nOther (1990)/Bacon, Kevin/Apollo\n"
+    )
+    web = PhotoWeb(world)
+    search = SandboxImageSearch(web)
+    apollo = world.titles.index("Apollo 13 (1995)")
+    # When the query names the film with its year
+    results = search.rank(event_query("Apollo 13 (1995)"), 200)
+    # Then it finds that event (not the name, not the other year) and every photo on the page is of it
+    assert search.ranker.events_in(event_query("Apollo 13 (1995)")) == [apollo]
+    assert search.names_in(event_query("Apollo 13 (1995)")) == []
+    assert sorted(results) == list(web.photos_of_event(apollo))
+    # ... the crowd shots first ("cast"), and a title without its year is a name, not an event
+    kinds = [web.photo_kind[p] for p in results]
+    assert kinds[0] == Kind.CROWD
+    assert search.ranker.events_in("Apollo 13") == []
+    assert search.names_in("Apollo 13") == ["apollo"]
 
 
 def test_photos_naming_everyone_come_first_then_partial_matches(default_web, search):

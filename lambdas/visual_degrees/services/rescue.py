@@ -1,0 +1,54 @@
+"""Rescuing an end no photo links to anyone yet, through the events it was seen at.
+
+A caption that names the end says where they were ("… at the premiere of Apollo 13 (1995)"); the
+planner may say which films they were in. Searching such an event brings up its other photos, and
+its crowd shots show people no caption names: recognising those is how an end that only a bit part
+put on camera gets a link. Pages are bought within the run's budget, at most EVENT_SEARCHES per end;
+which photos to recognise comes from the page itself (the ones showing unnamed people, crowds first).
+"""
+
+from __future__ import annotations
+
+from visual_degrees.domain.captions import event_in_title
+from visual_degrees.domain.queries import event_query
+from visual_degrees.services.leads import LeadBook
+from visual_degrees.services.scope import RunScope
+
+EVENT_SEARCHES = 3  # event pages one end's rescue may read
+
+
+def events_of(book: LeadBook, key: str) -> list[tuple[str, str]]:
+    """Events `key` was seen at (a title naming them) or was said to be at (a planner's film),
+    with where the run learnt it, seen first."""
+    found: dict[str, str] = {}
+    for url in book.of.get(key, ()):
+        event = event_in_title(book.photos[url].title)
+        if event:
+            found.setdefault(event, "a caption names them there")
+    for hunch in book.hunches.get(key, {}).values():
+        event = event_in_title(f"at the premiere of {hunch.film}") if hunch.film else None
+        if event:
+            found.setdefault(event, "the planner believes they were in it")
+    return list(found.items())
+
+
+def next_event(scope: RunScope, book: LeadBook, key: str) -> list[str] | None:
+    """[event, why] to search for `key` next, or None when the rescue has nothing left or spent its
+    share (EVENT_SEARCHES pages)."""
+    if not (scope.knobs.event_search and scope.knobs.caption_leads):
+        return None
+    events = events_of(book, key)
+    if sum(event_query(event) in book.queries for event, _ in events) >= EVENT_SEARCHES:
+        return None
+    return next(([event, why] for event, why in events if event_query(event) not in book.queries), None)
+
+
+def photos_at(book: LeadBook, query: str) -> list[str]:
+    """Photos of an event page that show people their titles do not name: the most people named
+    first (crowd shots), then as the engine ranked them."""
+    page = [
+        url
+        for url, photo in book.photos.items()
+        if query in photo.queries and photo.unnamed and book.available(url)
+    ]
+    return sorted(page, key=lambda url: -len(book.photos[url].keys))  # stable: the page's order
