@@ -22,6 +22,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from visual_degrees.domain.wording import plural
+
 
 @dataclass(frozen=True)
 class Verdict:
@@ -74,8 +76,8 @@ def no_path_verdict(
     if reason == "hop_limit":
         return Verdict(
             False,
-            f"Every chain still possible is longer than {max_hops} hops; more budget cannot shorten "
-            "it. Start a new run with a higher max hops.",
+            f"Every chain still possible is longer than {_hops(max_hops)}; more budget cannot "
+            "shorten it. Start a new run with a higher max hops.",
         )
     if unseen:
         return Verdict(
@@ -90,6 +92,10 @@ def no_path_verdict(
         "you believe connects them (via) to continue.",
         with_hint=True,
     )
+
+
+def _hops(max_hops: object) -> str:
+    return plural(max_hops, "hop") if isinstance(max_hops, int | float) else f"{max_hops} hops"
 
 
 def may_go_on(event_type: str, data: dict[str, Any]) -> bool:

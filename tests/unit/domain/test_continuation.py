@@ -29,6 +29,7 @@ def test_a_run_that_ran_out_of_any_budget_can_be_continued(exhausted: str) -> No
         ("cancelled", {}, "cancelled"),
         ("error", {"code": "provider_unavailable"}, "failed (provider_unavailable)"),
         ("no_path", {"reason": "hop_limit", "maxHops": 4}, "longer than 4 hops"),
+        ("no_path", {"reason": "hop_limit", "maxHops": 1}, "longer than 1 hop;"),
     ],
 )
 def test_other_endings_say_why_they_cannot_be_continued(event: str, data: dict, says: str) -> None:
