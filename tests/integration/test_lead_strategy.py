@@ -349,3 +349,46 @@ def test_an_event_rescue_is_idempotent(monkeypatch, forget):
     assert [(e.seq, e.type) for e in normal_sink.events] == [(e.seq, e.type) for e in twice_sink.events]
     assert normal.final.data["usage"] == doubled.final.data["usage"]
     assert normal_web.calls == twice_web.calls
+
+
+def closed_sides_web() -> TitledWeb:
+    """Ann is named with Cat at a gala; Bob is in no title, but the first result shows him as Eve's
+    guest at a premiere (a link); pages about Cat and Eve show nobody new, nor does the gala's. The
+    crowd shot of Eve's premiere shows Bob with Cat, both unnamed."""
+    web = TitledWeb()
+    web.answer(
+        f"{ANN} {BOB}",
+        web.titled("u/eve-guest", f"{EVE} and a guest at the premiere of Film (2001)", face(EVE), face(BOB)),
+        web.titled("u/ann-cat", f"{ANN} and {CAT} at a gala (1999)", face(ANN), face(CAT)),
+    )
+    crowd = web.titled(
+        "u/crowd",
+        f"The cast of Film (2001) at its premiere: {DAN} and others",
+        face(DAN),
+        face(CAT),
+        face(BOB),
+    )
+    web.answer("Film (2001) cast", crowd)
+    return web
+
+
+def test_when_nobody_is_left_to_search_on_a_side_its_events_are_searched():
+    # Given both sides closed (their people's pages read) and no chain between them
+    web = closed_sides_web()
+    sink = ListSink()
+    result = run(web, sink=sink)
+    # Then the run reads the pages of the events its people were seen at, and the crowd shot of
+    # Bob's premiere shows him with Cat: the chain
+    assert ("Film (2001) cast", PAGE) in web.asked
+    assert result.outcome == "path"
+    assert result.final.data["path"] == [ANN, CAT, BOB]
+    assert result.final.data["edges"][1]["evidence"]["imageUrl"] == "u/crowd"
+    assert_every_link_shown_has_its_card(sink.events)
+
+
+def test_without_event_search_closed_sides_end_the_run_without_more_searches():
+    web = closed_sides_web()
+    result = run(web, options=RunOptions(knobs={"event_search": False}))
+    assert result.outcome == "no_path"
+    assert result.final.data["reason"] == "candidates_exhausted"
+    assert not any(query.endswith(" cast") for query, _ in web.asked)

@@ -16,7 +16,7 @@ from typing import Literal
 
 from visual_degrees.domain.queries import discovery_query, pair_query
 from visual_degrees.services import hints
-from visual_degrees.services.chains import name, neighbours
+from visual_degrees.services.chains import name, neighbours, pair_cost
 from visual_degrees.services.leads import LeadBook
 from visual_degrees.services.scope import RunScope
 
@@ -45,7 +45,9 @@ def sides(scope: RunScope, book: LeadBook) -> dict[Side, dict[str, int]]:
             if depth[node] >= limit:
                 continue
             for nxt in sorted(neighbours(scope, book, node)):
-                if nxt not in depth and not book.blocked(node, nxt):
+                # Only pairs a chain could still use: a lead whose photos all failed and whose pair
+                # page was read ties nobody to a side any more.
+                if nxt not in depth and pair_cost(scope, book, node, nxt) is not None:
                     depth[nxt] = depth[node] + 1
                     queue.append(nxt)
         found[side] = depth
@@ -94,3 +96,16 @@ def unlinked_ends(scope: RunScope, book: LeadBook) -> list[str]:
     state = scope.state
     ends = (state.person_a.key, state.person_b.key)
     return [key for key in ends if (book.searched(key) or book.complete(key)) and not scope.graph.degree(key)]
+
+
+def closed_sides(scope: RunScope, book: LeadBook) -> list[str]:
+    """The people of the sides nobody is left to search on (the ends first, then by distance), or
+    [] when both sides still have someone open: every chain needs a new person on such a side, and
+    only pages about its people's events can show one."""
+    both = sides(scope, book)
+    people: dict[str, int] = {}
+    for depth in both.values():
+        if not ranked(scope, book, depth):
+            for key, d in depth.items():
+                people[key] = min(d, people.get(key, d))
+    return sorted(people, key=lambda k: (people[k], -book.named_count(k), k))

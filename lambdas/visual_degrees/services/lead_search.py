@@ -82,10 +82,16 @@ def discover(scope: RunScope) -> Outcome:
         return Outcome(found=True)  # nobody left to search: S3 asks the planner where to look
     if plan is None:
         # The end no title ties to anyone is the likelier reason no chain shows: rescue it first.
+        # Then the events of the people of a side nobody is left to search on (ends first).
         stuck = sorted(expansion.unlinked_ends(scope, book), key=lambda k: len(book.neighbours(k)) > 0)
+        rescued = _rescue(scope, book, stuck) or _rescue(
+            scope, book, expansion.closed_sides(scope, book), side=True
+        )
+        if rescued is not None:
+            return rescued
         if stuck:
             end = chains.name(scope, book, stuck[0])
-            return _rescue(scope, book, stuck) or _give_up(
+            return _give_up(
                 scope, end, f"No photo we could find shows {end} with anyone; every chain needs one"
             )
         return Outcome(exhausted=True)
@@ -107,22 +113,31 @@ def _give_up(scope: RunScope, end: str, why: str) -> Outcome:
     return Outcome(exhausted=True, unseen=end)
 
 
-def _rescue(scope: RunScope, book: LeadBook, ends: list[str]) -> Outcome | None:
-    """Before giving up on the ends no photo links: one page of an event one of them was seen at,
-    and its photos of people no caption names (rescue.py). None when there is nothing left to try."""
-    picked = scope.decide(
-        "rescue", lambda: next(filter(None, (_event_for(scope, book, k) for k in ends)), None)
-    )
+def _rescue(scope: RunScope, book: LeadBook, ends: list[str], *, side: bool = False) -> Outcome | None:
+    """Before giving up on the ends no photo links (or on a side nobody is left to search on): one
+    page of an event one of them was seen at, and its photos of people no caption names
+    (rescue.py). None when there is nothing left to try."""
+    if not ends:
+        return None
+    if side:
+        picked = scope.decide("rescue.side", partial(rescue.side_event, scope, book, ends))
+    else:
+        picked = scope.decide(
+            "rescue", lambda: next(filter(None, (_event_for(scope, book, k) for k in ends)), None)
+        )
     if picked is None:
         return None
     key, event, why = picked
     query = event_query(event)
     end = chains.name(scope, book, key)
-    scope.status(f"No photo links {end} with anyone yet; searching photos of {event} ({why})")
+    if side:
+        scope.status(f"Nobody new is left to search near {end}; searching photos of {event} ({why})")
+    else:
+        scope.status(f"No photo links {end} with anyone yet; searching photos of {event} ({why})")
     got = chains.read(scope, query, [])
     book = LeadBook(scope)
     limit = scope.options.images_per_search
-    photos = scope.decide("rescue.photos", lambda: rescue.photos_at(book, query)[:limit])
+    photos = scope.decide(f"rescue.photos.{side}", lambda: rescue.photos_at(book, query)[:limit])
     looked = chains.look(scope, book, photos) if photos else Observed()
     reached, confirming = settle(scope, "s2")
     return Outcome(reached=reached, observed=[got, looked, confirming], found=True)

@@ -14,7 +14,8 @@ from visual_degrees.domain.queries import event_query
 from visual_degrees.services.leads import LeadBook
 from visual_degrees.services.scope import RunScope
 
-EVENT_SEARCHES = 3  # event pages one end's rescue may read
+EVENT_SEARCHES = 3  # event pages one person's rescue may read
+SIDE_SEARCHES = 4  # event pages the sides nobody is left to search on may read, in all
 
 
 def events_of(book: LeadBook, key: str) -> list[tuple[str, str]]:
@@ -52,3 +53,18 @@ def photos_at(book: LeadBook, query: str) -> list[str]:
         if query in photo.queries and photo.unnamed and book.available(url)
     ]
     return sorted(page, key=lambda url: -len(book.photos[url].keys))  # stable: the page's order
+
+
+def side_event(scope: RunScope, book: LeadBook, people: list[str]) -> list[str] | None:
+    """[person, event, why] to search for the sides nobody is left to search on: an event of their
+    people (nearest an end first), within SIDE_SEARCHES pages in all."""
+    if not (scope.knobs.event_search and scope.knobs.caption_leads):
+        return None
+    events = {event for key in people for event, _ in events_of(book, key)}
+    if sum(event_query(event) in book.queries for event in events) >= SIDE_SEARCHES:
+        return None
+    for key in people:
+        found = next_event(scope, book, key)
+        if found:
+            return [key, *found]
+    return None
