@@ -281,9 +281,11 @@ def event_web() -> TitledWeb:
     return web
 
 
-def test_an_end_only_a_portrait_names_is_rescued_through_the_crowd_shots_of_its_event():
-    # Given Bob named only in a portrait; the crowd shot of the same premiere shows him unnamed
-    web = event_web()
+@pytest.mark.parametrize("made", ["event_web", "closed_sides_web"])
+def test_an_end_or_side_nobody_links_is_rescued_through_the_crowd_shots_of_its_event(made):
+    # Given Bob named only in a portrait (event_web), or both sides closed with no chain between
+    # them (closed_sides_web); the crowd shot of a premiere one of them was seen at shows Bob unnamed
+    web = globals()[made]()
     sink = ListSink()
     result = run(web, sink=sink)
     # Then the run searches that premiere, recognises its crowd shot and proves Cat — Bob with it
@@ -294,10 +296,12 @@ def test_an_end_only_a_portrait_names_is_rescued_through_the_crowd_shots_of_its_
     assert_every_link_shown_has_its_card(sink.events)
 
 
-def test_without_event_search_the_same_end_is_given_up():
-    web = event_web()
+@pytest.mark.parametrize("made", ["event_web", "closed_sides_web"])
+def test_without_event_search_the_same_run_is_given_up(made):
+    web = globals()[made]()
     result = run(web, options=RunOptions(knobs={"event_search": False}))
     assert result.outcome == "no_path"
+    assert result.final.data["reason"] == "candidates_exhausted"
     assert all(not query.endswith(" cast") for query, _ in web.asked)
 
 
@@ -370,25 +374,3 @@ def closed_sides_web() -> TitledWeb:
     )
     web.answer("Film (2001) cast", crowd)
     return web
-
-
-def test_when_nobody_is_left_to_search_on_a_side_its_events_are_searched():
-    # Given both sides closed (their people's pages read) and no chain between them
-    web = closed_sides_web()
-    sink = ListSink()
-    result = run(web, sink=sink)
-    # Then the run reads the pages of the events its people were seen at, and the crowd shot of
-    # Bob's premiere shows him with Cat: the chain
-    assert ("Film (2001) cast", PAGE) in web.asked
-    assert result.outcome == "path"
-    assert result.final.data["path"] == [ANN, CAT, BOB]
-    assert result.final.data["edges"][1]["evidence"]["imageUrl"] == "u/crowd"
-    assert_every_link_shown_has_its_card(sink.events)
-
-
-def test_without_event_search_closed_sides_end_the_run_without_more_searches():
-    web = closed_sides_web()
-    result = run(web, options=RunOptions(knobs={"event_search": False}))
-    assert result.outcome == "no_path"
-    assert result.final.data["reason"] == "candidates_exhausted"
-    assert not any(query.endswith(" cast") for query, _ in web.asked)
