@@ -33,35 +33,14 @@ from typing import Any
 
 from visual_degrees.adapters.local.sqlite_memory import SqliteMemory
 from visual_degrees.bench import BenchPair, Truth, machine_state, sample_pairs
-from visual_degrees.domain.models import Budgets, FetchedImage, ImageHit, RunOptions
+from visual_degrees.bench.counting import Counting
+from visual_degrees.domain.models import Budgets, RunOptions
 from visual_degrees.local.asl.definition import load_definition
 from visual_degrees.local.environments import SandboxEnvironment, sandbox_environment
 from visual_degrees.local.runner import LocalRunner, RunEnvironment, RunResult
 from visual_degrees.ports import Providers
 
 WORLDS = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "worlds"
-
-
-class Counting:
-    """The sandbox's providers, counting paid calls per query and per image."""
-
-    def __init__(self, inner: Providers, searches: Counter[str], recognised: Counter[str]) -> None:
-        self.inner, self.searches, self.recognised = inner, searches, recognised
-
-    @property
-    def page_size(self) -> int | None:
-        return getattr(self.inner.search, "page_size", None)
-
-    def search(self, query: str, count: int) -> list[ImageHit]:
-        self.searches[query] += 1
-        return self.inner.search.search(query, count)
-
-    def fetch(self, url: str) -> FetchedImage:
-        return self.inner.fetcher.fetch(url)
-
-    def recognize(self, image: FetchedImage) -> list[Any]:
-        self.recognised[image.sha256] += 1
-        return self.inner.recognizer.recognize(image)
 
 
 class Counted:

@@ -14,9 +14,10 @@ import pytest
 from tests.support.fakes import ListSink
 from tests.support.ws_server import bundled_sandbox
 from visual_degrees.adapters.local.sqlite_memory import SqliteMemory
+from visual_degrees.bench.counting import Counting
 from visual_degrees.domain.costs import DEFAULT_COSTS
 from visual_degrees.domain.errors import InvalidInput, NotContinuable, RunInProgress, RunNotFound
-from visual_degrees.domain.models import Budgets, FetchedImage, ImageHit, RunOptions
+from visual_degrees.domain.models import Budgets, RunOptions
 from visual_degrees.local.executions import ExecutionStore
 from visual_degrees.local.runner import LocalRunner, RunEnvironment
 from visual_degrees.ports import Providers
@@ -30,30 +31,6 @@ from visual_degrees.services.run_memory import RunControl
 A, B = EXAMPLE_PAIR  # Vesna Hawthorne, Niall Halloran: two photos apart, through Dorian Ivesdale and others
 BRIDGE = "Dorian Ivesdale"  # photographed with both
 STRANGER = "Quinn Underhill"  # in the world, three or more photos away from either
-
-
-class Counting:
-    """The sandbox's providers, counting every paid call: queries searched, images recognised."""
-
-    def __init__(self, inner: Providers) -> None:
-        self.inner = inner
-        self.searches: Counter[str] = Counter()
-        self.recognised: Counter[str] = Counter()
-
-    @property
-    def page_size(self) -> int | None:
-        return getattr(self.inner.search, "page_size", None)
-
-    def search(self, query: str, count: int) -> list[ImageHit]:
-        self.searches[query] += 1
-        return self.inner.search.search(query, count)
-
-    def fetch(self, url: str) -> FetchedImage:
-        return self.inner.fetcher.fetch(url)
-
-    def recognize(self, image: FetchedImage) -> list[Any]:
-        self.recognised[image.sha256] += 1
-        return self.inner.recognizer.recognize(image)
 
 
 class CountingWeb:

@@ -151,34 +151,14 @@ def add_run_options(parser: argparse.ArgumentParser, *, continuing: bool = False
         help="how to search: default (ours) or seed (the spec's baseline)",
     )
     add("--max-hops", type=whole, metavar="N", extra=default(6), help="longest chain accepted, 1 to 10 hops")
-    add(
-        "--budget-searches",
-        type=whole,
-        metavar="N",
-        extra=default(20, budget=True),
-        help="paid image searches per run",
+    budgets = (
+        ("--budget-searches", whole, "N", 20, "paid image searches per run"),
+        ("--budget-recognitions", whole, "N", 120, "paid face recognitions per run"),
+        ("--budget-llm", whole, "N", 12, "planner (LLM) calls per run"),
+        ("--budget-runtime", finite, "S", 120.0, "seconds a run may take (simulated seconds in the sandbox)"),
     )
-    add(
-        "--budget-recognitions",
-        type=whole,
-        metavar="N",
-        extra=default(120, budget=True),
-        help="paid face recognitions per run",
-    )
-    add(
-        "--budget-llm",
-        type=whole,
-        metavar="N",
-        extra=default(12, budget=True),
-        help="planner (LLM) calls per run",
-    )
-    add(
-        "--budget-runtime",
-        type=finite,
-        metavar="S",
-        extra=default(120.0, budget=True),
-        help="seconds a run may take (simulated seconds in the sandbox)",
-    )
+    for flag, kind, metavar, value, text in budgets:
+        add(flag, type=kind, metavar=metavar, extra=default(value, budget=True), help=text)
 
 
 @dataclass(frozen=True)
