@@ -36,7 +36,7 @@ class Photo:
     def hit(self) -> ImageHit:
         return ImageHit(image_url=self.url, page_url=self.page_url, title=self.title)
 
-    @property
+    @cached_property
     def event(self) -> frozenset[str]:
         return event_words(self.title)
 
@@ -62,6 +62,7 @@ class Captions:
     def __init__(self) -> None:
         self.photos: dict[str, Photo] = {}
         self.of: dict[str, list[str]] = defaultdict(list)  # person key -> photos whose title names them
+        self.with_guests: dict[str, list[str]] = defaultdict(list)  # ... and shows people it does not name
         self.names: dict[str, str] = {}  # person key -> a display name read from a title
         self.adjacent: dict[str, dict[str, list[str]]] = defaultdict(dict)  # x -> y -> photos naming both
         self.subjects: dict[str, set[str]] = defaultdict(set)  # person key -> queries about them
@@ -95,6 +96,8 @@ class Captions:
                     self.names.setdefault(key, written)
                 for i, x in enumerate(keys):
                     self.of[x].append(url)
+                    if photo.unnamed:
+                        self.with_guests[x].append(url)
                     for y in keys[i + 1 :]:
                         self.adjacent[x].setdefault(y, []).append(url)
                         self.adjacent[y].setdefault(x, []).append(url)
@@ -135,6 +138,8 @@ class LeadBook:
         captions = captions_of(run, leads.pages(), (state.person_a.key, state.person_b.key))
         self.photos = captions.photos
         self.of = captions.of
+        self.with_guests = captions.with_guests
+        self._events_seen: dict[str, list[frozenset[str]]] = {}  # guest_photos' memo
         self.adjacent = captions.adjacent
         self.subjects = captions.subjects
         self.queries = captions.queries
@@ -194,16 +199,24 @@ class LeadBook:
         """Photos naming `named` with people the title does not name, at an event `other` was seen
         at (another title names them there) or was said to be at (the planner's film): `other` may be
         one of the unnamed."""
-        events = [self.photos[u].event for u in self.of.get(other, ())]
+        candidates = self.with_guests.get(named)
+        if not candidates:
+            return []
+        events = self._events_seen.get(other)
+        if events is None:
+            # one entry per event (a hub is named at the same premiere in many photos)
+            events = self._events_seen[other] = list(
+                dict.fromkeys(self.photos[u].event for u in self.of.get(other, ()))
+            )
         hunch = self.hunches.get(named, {}).get(other)
         if hunch is not None and hunch.event:
-            events.append(hunch.event)
+            events = [*events, hunch.event]
         if not events:
             return []
         found = []
-        for url in self.of.get(named, ()):
+        for url in candidates:
             photo = self.photos[url]
-            usable = photo.unnamed and other not in photo.keys and self.available(url)
+            usable = other not in photo.keys and self.available(url)
             if usable and any(same_event(photo.event, event) for event in events):
                 found.append(url)
         return found
