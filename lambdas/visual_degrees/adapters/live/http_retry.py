@@ -109,8 +109,10 @@ def request_json(
     params: dict[str, str | int] | None = None,
     headers: dict[str, str] | None = None,
     interpret: Interpret | None = None,
+    method: str = "GET",
+    body: dict[str, Any] | None = None,
 ) -> Any:
-    """GET `url` and return its JSON body.
+    """GET `url` (or `method` with a JSON `body`) and return its JSON body.
 
     `interpret` sees every non-2xx response first and may raise a provider-specific error (or a
     RetryableFailure with a better wait hint). Then: 401/403 -> ConfigurationError; 408/429/5xx and
@@ -119,7 +121,7 @@ def request_json(
 
     def attempt() -> Any:
         try:
-            response = client.get(url, params=params, headers=headers)
+            response = client.request(method, url, params=params, headers=headers, json=body)
         except httpx.TimeoutException:
             raise RetryableFailure("timed out") from None
         except httpx.TransportError as exc:

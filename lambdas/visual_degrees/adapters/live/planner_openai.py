@@ -27,6 +27,7 @@ import logging
 import re
 import threading
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
@@ -196,13 +197,17 @@ class ChatEndpoint:
                 structured=structured,
                 response_format=kind,
             )
-            sends_format = "response_format" in body
-
-            def attempt(body: dict[str, Any] = body, sends_format: bool = sends_format) -> Any:
-                return self._post(client, url, body, headers, sends_format)
-
             try:
-                document = self._retry.run(attempt, what=self.what)
+                document = request_json(
+                    client,
+                    url,
+                    what=self.what,
+                    policy=self._retry,
+                    headers=headers,
+                    interpret=partial(self._refused, sends_format="response_format" in body),
+                    method="POST",
+                    body=body,
+                )
             except _FormatRejected:
                 self._fall_back_from(kind)
                 continue
@@ -218,28 +223,15 @@ class ChatEndpoint:
             extra={"endpoint": self.what, "refused": kind, "now": self._format},
         )
 
-    def _post(
-        self,
-        client: httpx.Client,
-        url: str,
-        body: dict[str, Any],
-        headers: dict[str, str],
-        sends_format: bool,
-    ) -> Any:
-        try:
-            response = client.post(url, json=body, headers=headers)
-        except httpx.TimeoutException:
-            raise RetryableFailure("timed out") from None
-        except httpx.TransportError as exc:
-            raise RetryableFailure(f"connection failed ({type(exc).__name__})") from None
-        if response.is_success:
-            try:
-                return response.json()
-            except ValueError:
-                raise ProviderError(f"{self.what}: answer is not JSON") from None
-        status = response.status_code
+    def _refused(self, response: httpx.Response, *, sends_format: bool) -> None:
+        """A non-2xx answer to a completion: a refused response format (the caller falls back),
+        else the error _failure names."""
         text = response.text.lower()
-        if sends_format and status in (400, 422) and any(word in text for word in _FORMAT_WORDS):
+        if (
+            sends_format
+            and response.status_code in (400, 422)
+            and any(word in text for word in _FORMAT_WORDS)
+        ):
             raise _FormatRejected()
         raise self._failure(response, text)
 
