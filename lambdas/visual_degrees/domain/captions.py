@@ -146,10 +146,17 @@ def event_in_title(title: str) -> str | None:
     text = head if colon and "(" not in tail else title
     for start in _EVENT_START:
         for match in start.finditer(text):
-            end = _EVENT_END.search(text, match.end())
-            if end is None:
-                continue
-            event = text[match.end() : end.end()].strip()
-            if 0 < len(event) <= MAX_EVENT_LENGTH and _EVENT_TEXT.fullmatch(event):
+            event = dated_event(text[match.end() :])
+            if event:
                 return event
     return None
+
+
+def dated_event(text: str) -> str | None:
+    """`text` up to its first year ("Apollo 13 (1995)"), if that is plain words of at most
+    MAX_EVENT_LENGTH characters: an event the run may search for. None otherwise."""
+    end = _EVENT_END.search(text)
+    if end is None:
+        return None
+    event = text[: end.end()].strip()
+    return event if 0 < len(event) <= MAX_EVENT_LENGTH and _EVENT_TEXT.fullmatch(event) else None

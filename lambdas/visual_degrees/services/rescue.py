@@ -9,7 +9,7 @@ which photos to recognise comes from the page itself (the ones showing unnamed p
 
 from __future__ import annotations
 
-from visual_degrees.domain.captions import event_in_title
+from visual_degrees.domain.captions import dated_event, event_in_title
 from visual_degrees.domain.queries import event_query
 from visual_degrees.services.leads import LeadBook
 from visual_degrees.services.scope import RunScope
@@ -27,21 +27,27 @@ def events_of(book: LeadBook, key: str) -> list[tuple[str, str]]:
         if event:
             found.setdefault(event, "a caption names them there")
     for hunch in book.hunches.get(key, {}).values():
-        event = event_in_title(f"at the premiere of {hunch.film}") if hunch.film else None
+        event = dated_event(hunch.film) if hunch.film else None
         if event:
             found.setdefault(event, "the planner believes they were in it")
     return list(found.items())
 
 
-def next_event(scope: RunScope, book: LeadBook, key: str) -> list[str] | None:
-    """[event, why] to search for `key` next, or None when the rescue has nothing left or spent its
-    share (EVENT_SEARCHES pages)."""
-    if not (scope.knobs.event_search and scope.knobs.caption_leads):
-        return None
-    events = events_of(book, key)
+def _enabled(scope: RunScope) -> bool:
+    return scope.knobs.event_search and scope.knobs.caption_leads
+
+
+def _unsearched(book: LeadBook, events: list[tuple[str, str]]) -> list[str] | None:
+    """[event, why]: the first of `events` whose page was not read, unless EVENT_SEARCHES were."""
     if sum(event_query(event) in book.queries for event, _ in events) >= EVENT_SEARCHES:
         return None
     return next(([event, why] for event, why in events if event_query(event) not in book.queries), None)
+
+
+def next_event(scope: RunScope, book: LeadBook, key: str) -> list[str] | None:
+    """[event, why] to search for `key` next, or None when the rescue has nothing left or spent its
+    share (EVENT_SEARCHES pages)."""
+    return _unsearched(book, events_of(book, key)) if _enabled(scope) else None
 
 
 def photos_at(book: LeadBook, query: str) -> list[str]:
@@ -58,13 +64,14 @@ def photos_at(book: LeadBook, query: str) -> list[str]:
 def side_event(scope: RunScope, book: LeadBook, people: list[str]) -> list[str] | None:
     """[person, event, why] to search for the sides nobody is left to search on: an event of their
     people (nearest an end first), within SIDE_SEARCHES pages in all."""
-    if not (scope.knobs.event_search and scope.knobs.caption_leads):
+    if not _enabled(scope):
         return None
-    events = {event for key in people for event, _ in events_of(book, key)}
-    if sum(event_query(event) in book.queries for event in events) >= SIDE_SEARCHES:
+    events = {key: events_of(book, key) for key in people}
+    read = {event for seen in events.values() for event, _ in seen if event_query(event) in book.queries}
+    if len(read) >= SIDE_SEARCHES:
         return None
     for key in people:
-        found = next_event(scope, book, key)
+        found = _unsearched(book, events[key])
         if found:
             return [key, *found]
     return None
