@@ -119,12 +119,8 @@ def _rescue(scope: RunScope, book: LeadBook, ends: list[str], *, side: bool = Fa
     (rescue.py). None when there is nothing left to try."""
     if not ends:
         return None
-    if side:
-        picked = scope.decide("rescue.side", partial(rescue.side_event, scope, book, ends))
-    else:
-        picked = scope.decide(
-            "rescue", lambda: next(filter(None, (_event_for(scope, book, k) for k in ends)), None)
-        )
+    pick = rescue.side_event if side else rescue.end_event
+    picked = scope.decide("rescue.side" if side else "rescue", partial(pick, scope, book, ends))
     if picked is None:
         return None
     key, event, why = picked
@@ -141,11 +137,6 @@ def _rescue(scope: RunScope, book: LeadBook, ends: list[str], *, side: bool = Fa
     looked = chains.look(scope, book, photos) if photos else Observed()
     reached, confirming = settle(scope, "s2")
     return Outcome(reached=reached, observed=[got, looked, confirming], found=True)
-
-
-def _event_for(scope: RunScope, book: LeadBook, key: str) -> list[str] | None:
-    found = rescue.next_event(scope, book, key)
-    return [key, *found] if found else None
 
 
 def select(scope: RunScope) -> Outcome:

@@ -44,10 +44,20 @@ def _unsearched(book: LeadBook, events: list[tuple[str, str]]) -> list[str] | No
     return next(([event, why] for event, why in events if event_query(event) not in book.queries), None)
 
 
-def next_event(scope: RunScope, book: LeadBook, key: str) -> list[str] | None:
-    """[event, why] to search for `key` next, or None when the rescue has nothing left or spent its
-    share (EVENT_SEARCHES pages)."""
-    return _unsearched(book, events_of(book, key)) if _enabled(scope) else None
+def end_event(scope: RunScope, book: LeadBook, ends: list[str]) -> list[str] | None:
+    """[end, event, why] to search for the first of `ends` with an event left, or None when each
+    has nothing left or spent its share (EVENT_SEARCHES pages)."""
+    if not _enabled(scope):
+        return None
+    return _first(book, ends, {key: events_of(book, key) for key in ends})
+
+
+def _first(book: LeadBook, people: list[str], events: dict[str, list[tuple[str, str]]]) -> list[str] | None:
+    for key in people:
+        found = _unsearched(book, events[key])
+        if found:
+            return [key, *found]
+    return None
 
 
 def photos_at(book: LeadBook, query: str) -> list[str]:
@@ -70,8 +80,4 @@ def side_event(scope: RunScope, book: LeadBook, people: list[str]) -> list[str] 
     read = {event for seen in events.values() for event, _ in seen if event_query(event) in book.queries}
     if len(read) >= SIDE_SEARCHES:
         return None
-    for key in people:
-        found = _unsearched(book, events[key])
-        if found:
-            return [key, *found]
-    return None
+    return _first(book, people, events)
