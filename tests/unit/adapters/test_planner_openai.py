@@ -4,7 +4,6 @@ chat-completions wire format (no sockets; the 127.0.0.1 server tests are in test
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from typing import Any
 
 import httpx
@@ -23,6 +22,8 @@ from tests.support.planner_cases import (
     plan_json,
 )
 from tests.support.planner_cases import planner_context as context
+from tests.support.wire import Handler
+from tests.support.wire import Wire as BaseWire
 from visual_degrees.adapters.live.http_retry import RetryPolicy
 from visual_degrees.adapters.live.planner_openai import (
     API_KEY_VARIABLE,
@@ -45,8 +46,6 @@ from visual_degrees.domain.errors import ConfigurationError, ProviderError, Tran
 KEY = "sk-local-secret-42"
 BASE = "http://gpu.internal:8000/v1"
 MODEL = "llama3.1:8b"
-
-Handler = Callable[[httpx.Request], httpx.Response]
 
 
 def completion(content: Any, *, usage: dict[str, int] | None = None, finish: str = "stop") -> dict[str, Any]:
@@ -75,20 +74,7 @@ def error(status: int, document: Any, headers: dict[str, str] | None = None) -> 
     return lambda _r: httpx.Response(status, json=document, headers=headers)
 
 
-class Wire:
-    """Answers with the handlers in turn (the last one repeats), recording every request."""
-
-    def __init__(self, *handlers: Handler) -> None:
-        self.handlers = list(handlers)
-        self.requests: list[httpx.Request] = []
-
-    def __call__(self, request: httpx.Request) -> httpx.Response:
-        self.requests.append(request)
-        return self.handlers.pop(0)(request) if len(self.handlers) > 1 else self.handlers[0](request)
-
-    def body(self, index: int = 0) -> dict[str, Any]:
-        return json.loads(self.requests[index].content)
-
+class Wire(BaseWire):
     def formats(self) -> list[str | None]:
         return [(json.loads(r.content).get("response_format") or {}).get("type") for r in self.requests]
 

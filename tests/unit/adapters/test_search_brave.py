@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import httpx
 import pytest
 
 from tests.support.fake_wire_servers import FakeHit, brave_document
+from tests.support.wire import Handler, Wire
 from visual_degrees.adapters.live.http_retry import RetryPolicy
 from visual_degrees.adapters.live.search_brave import BraveImageSearch
 from visual_degrees.domain.errors import ConfigurationError, ProviderError, TransientProviderError
@@ -15,20 +14,6 @@ from visual_degrees.domain.models import ImageHit
 
 TOKEN = "brave-secret-token-123"
 ENDPOINT = "https://brave.test/res/v1/images/search"
-
-Handler = Callable[[httpx.Request], httpx.Response]
-
-
-class Wire:
-    """A scripted transport: one handler per request, in order; records what was sent."""
-
-    def __init__(self, *handlers: Handler) -> None:
-        self.handlers = list(handlers)
-        self.requests: list[httpx.Request] = []
-
-    def __call__(self, request: httpx.Request) -> httpx.Response:
-        self.requests.append(request)
-        return self.handlers.pop(0)(request) if len(self.handlers) > 1 else self.handlers[0](request)
 
 
 def search_with(wire: Wire, sleeps: list[float] | None = None, key: str | None = TOKEN) -> BraveImageSearch:

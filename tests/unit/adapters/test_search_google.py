@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import httpx
 import pytest
 
+from tests.support.wire import Handler, Wire
 from visual_degrees.adapters.live.http_retry import RetryPolicy
 from visual_degrees.adapters.live.search_google import GoogleImageSearch
 from visual_degrees.domain.errors import ConfigurationError, ProviderError, TransientProviderError
@@ -15,8 +15,6 @@ from visual_degrees.domain.models import ImageHit
 
 KEY = "AIza-google-secret-key"
 CX = "0123456789abcdef0"
-
-Handler = Callable[[httpx.Request], httpx.Response]
 
 
 def item(n: int) -> dict[str, Any]:
@@ -57,16 +55,6 @@ def google_error(status: int, reason: str, message: str = "error", rpc_status: s
     if rpc_status:
         body["error"]["status"] = rpc_status
     return lambda _r: httpx.Response(status, json=body)
-
-
-class Wire:
-    def __init__(self, *handlers: Handler) -> None:
-        self.handlers = list(handlers)
-        self.requests: list[httpx.Request] = []
-
-    def __call__(self, request: httpx.Request) -> httpx.Response:
-        self.requests.append(request)
-        return self.handlers.pop(0)(request) if len(self.handlers) > 1 else self.handlers[0](request)
 
 
 def search_with(wire: Wire, key: str | None = KEY, cx: str | None = CX) -> GoogleImageSearch:
