@@ -334,10 +334,11 @@ def test_counts_in_status_lines_read_as_words_one_title_one_hop():
     assert result.final.data["message"].startswith("No chain within 1 hop:")
 
 
+@pytest.mark.parametrize("made", ["event_web", "closed_sides_web"])
 @pytest.mark.parametrize("forget", [False, True])
-def test_an_event_rescue_is_idempotent(monkeypatch, forget):
-    # Given every step run twice (its effects kept or forgotten in between)
-    normal_web, twice_web = event_web(), event_web()
+def test_an_event_rescue_is_idempotent(monkeypatch, forget, made):
+    # Given every step run twice (its effects kept or forgotten in between), rescuing an end or a side
+    normal_web, twice_web = globals()[made](), globals()[made]()
     normal_sink, twice_sink = ListSink(), ListSink()
     normal = run(normal_web, sink=normal_sink)
     memory = SqliteMemory(":memory:")

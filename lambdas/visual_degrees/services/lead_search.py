@@ -14,6 +14,7 @@ paid call; every decision that changes memory is journalled (RunScope.decide) so
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
@@ -74,7 +75,7 @@ def discover(scope: RunScope) -> Outcome:
         return Outcome(found=True)  # S3 asks the planner where to look for them
     if unseen is not None:
         end = chains.name(scope, book, unseen)
-        return _rescue(scope, book, [unseen]) or _give_up(
+        return _rescue(scope, book, partial(rescue.end_event, scope, book, [unseen])) or _give_up(
             scope, end, f"No photo shows {end} with anyone, and nobody could say where else to look"
         )
     plan = scope.decide("expand", partial(_expansion, scope, book))
@@ -84,8 +85,11 @@ def discover(scope: RunScope) -> Outcome:
         # The end no title ties to anyone is the likelier reason no chain shows: rescue it first.
         # Then the events of the people of a side nobody is left to search on (ends first).
         stuck = sorted(expansion.unlinked_ends(scope, book), key=lambda k: len(book.neighbours(k)) > 0)
-        rescued = _rescue(scope, book, stuck) or _rescue(
-            scope, book, expansion.closed_sides(scope, book), side=True
+        rescued = _rescue(scope, book, partial(rescue.end_event, scope, book, stuck)) or _rescue(
+            scope,
+            book,
+            lambda: rescue.side_event(scope, book, expansion.closed_sides(scope, book)),
+            side=True,
         )
         if rescued is not None:
             return rescued
@@ -113,14 +117,14 @@ def _give_up(scope: RunScope, end: str, why: str) -> Outcome:
     return Outcome(exhausted=True, unseen=end)
 
 
-def _rescue(scope: RunScope, book: LeadBook, ends: list[str], *, side: bool = False) -> Outcome | None:
+def _rescue(
+    scope: RunScope, book: LeadBook, pick: Callable[[], list[str] | None], *, side: bool = False
+) -> Outcome | None:
     """Before giving up on the ends no photo links (or on a side nobody is left to search on): one
     page of an event one of them was seen at, and its photos of people no caption names
-    (rescue.py). None when there is nothing left to try."""
-    if not ends:
-        return None
-    pick = rescue.side_event if side else rescue.end_event
-    picked = scope.decide("rescue.side" if side else "rescue", partial(pick, scope, book, ends))
+    (rescue.py). None when there is nothing left to try. The pick is journalled whole: a re-run
+    step replays it even though its own first run changed what the sides look like."""
+    picked = scope.decide("rescue.side" if side else "rescue", pick)
     if picked is None:
         return None
     key, event, why = picked
