@@ -1,0 +1,68 @@
+"""Runs a sample of pairs as the bench does and checks what the user is shown: every link of every
+`path_update` and `final` must have been shown by an `evidence` event of the run naming both people
+with that photo; every path is judged by the bench's Truth (solved, false paths).
+
+    python scripts/check_links_shown.py ../shared/data/worlds/cast.G.txt 11
+"""
+
+import json
+import sys
+from pathlib import Path
+
+from visual_degrees.adapters.local.sqlite_memory import SqliteMemory
+from visual_degrees.bench import Truth, sample_pairs
+from visual_degrees.domain.models import RunOptions
+from visual_degrees.domain.names import name_key
+from visual_degrees.local.environments import sandbox_environment
+from visual_degrees.local.runner import LocalRunner
+
+
+class Sink:
+    def __init__(self) -> None:
+        self.events: list = []
+
+    def deliver(self, event) -> None:
+        self.events.append(event)
+
+
+world, seed = sys.argv[1], int(sys.argv[2])
+env = sandbox_environment(Path(world))
+truth = Truth(env.web)
+pairs = sample_pairs(env.web, 200, seed)
+solved = false = unshown = solvable = 0
+for pair in pairs:
+    sink = Sink()
+    runner = LocalRunner(SqliteMemory(":memory:"), env)
+    result = runner.run(pair.a.name, pair.b.name, RunOptions(), sink=sink)
+    shown = {}
+    for e in sink.events:
+        if e.type == "evidence":
+            for link in e.data["links"]:
+                shown.setdefault(frozenset((link["fromKey"], link["toKey"])), set()).add(e.data["imageUrl"])
+    for e in sink.events:
+        if e.type in ("path_update", "final"):
+            for edge in e.data.get("edges", []):
+                url = edge.get("imageUrl") or edge["evidence"]["imageUrl"]
+                keys = frozenset(
+                    (edge.get("fromKey") or name_key(edge["from"]), edge.get("toKey") or name_key(edge["to"]))
+                )
+                if url not in shown.get(keys, set()):
+                    unshown += 1
+    short = truth.shortest(pair, 6)
+    solvable += short is not None
+    if result.outcome == "path":
+        v = truth.check(result.final.data, pair)
+        false += not v.true
+        solved += v.solved and short is not None
+print(
+    json.dumps(
+        {
+            "world": Path(world).name,
+            "seed": seed,
+            "solvable": solvable,
+            "solved": solved,
+            "false_paths": false,
+            "links_shown_without_their_photo": unshown,
+        }
+    )
+)
