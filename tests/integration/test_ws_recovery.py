@@ -96,8 +96,8 @@ def test_a_run_that_ended_on_its_own_keeps_its_ending() -> None:
     taken(memory, dead, "r1")
     # Given a run whose final step ended it just before its server died
     end_run(memory, None, "r1", 1800, "final", {"path": [A, B]}, at=clock())
-    # When a successor recovers
-    InFlight(memory, ServerId(pid=12), clock=clock).recover()
+    # When a successor recovers (the dead server's pid is gone, whatever runs on this machine)
+    InFlight(memory, ServerId(pid=12), clock=clock, exists=lambda pid: False).recover()
     # Then the run's ending is still its own, and the registry forgets it
     assert [e.type for e in EventLog(memory).read("r1")] == ["final"]
     assert memory.query(RUNS_PK) == []
