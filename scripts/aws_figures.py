@@ -140,9 +140,9 @@ def run_figures(pairs: list[tuple[str, str]], world_path: Path | None = None) ->
     from visual_degrees.constants import STATE_TASKS
     from visual_degrees.handlers import ws_connect, ws_start_run
     from visual_degrees.handlers.wiring import AwsRuntime, using_runtime
-    from visual_degrees.local.asl.definition import load_definition, render_definition
-    from visual_degrees.local.asl.engine import LocalEngine
-    from visual_degrees.sandbox import PhotoWeb, build_sandbox, default_world_path, load_world
+    from visual_degrees_tools.local.asl.definition import load_definition, render_definition
+    from visual_degrees_tools.local.asl.engine import LocalEngine
+    from visual_degrees_tools.sandbox import PhotoWeb, build_sandbox, default_world_path, load_world
 
     memory_mb = {
         f"${{{t.substitution}}}": STEP_PROFILES.get(t.step, DEFAULT_STEP_PROFILE)[0].memory_mb
@@ -380,7 +380,7 @@ def main() -> None:
         help="a pair to run (repeatable; default: the sandbox's example and far pairs)",
     )
     args = parser.parse_args()
-    from visual_degrees.sandbox import EXAMPLE_PAIR, FAR_PAIR
+    from visual_degrees_tools.sandbox import EXAMPLE_PAIR, FAR_PAIR
 
     given = [p.split("|", 1) for p in args.pair]
     pairs = [(a, b) for a, b in given] or [EXAMPLE_PAIR, FAR_PAIR]

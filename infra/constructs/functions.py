@@ -5,8 +5,9 @@ for the `$connect` authorizer and for the EventBridge handler that ends runs who
 first (constants.EXECUTION_ENDED_HANDLER). A row names the handler module, a sizing profile and the
 capabilities (`Need`) the handler uses; the stack turns needs into grants and environment variables,
 so a function gets exactly the permissions of its row. All functions share one code asset and one
-dependency layer. The asset holds what the handlers run (LAMBDA_EXCLUDES leaves out the local engine,
-the local server and web page, the sandbox, the bench and the CLI: `pip install -e .` gives those).
+dependency layer. The asset is the `lambdas/` folder, which holds the runtime package alone: the local
+engine, server, page, sandbox, bench and CLI live in `tools/visual_degrees_tools` (`pip install -e .`
+gives both).
 """
 
 from __future__ import annotations
@@ -40,19 +41,6 @@ CODE_EXCLUDES = (
     "**/.pytest_cache",
     "**/.mypy_cache",
     "**/.ruff_cache",
-)
-# Parts of the runtime package no handler imports (a test walks every import the asset's modules make,
-# at the top or inside a function, and checks that it resolves inside the asset).
-LAMBDA_EXCLUDES = (
-    "visual_degrees/local",
-    "visual_degrees/sandbox",
-    "visual_degrees/bench",
-    "visual_degrees/commands",
-    "visual_degrees/web",
-    "visual_degrees/statemachine",  # Step Functions gets the definition from the template
-    "visual_degrees/adapters/local",
-    "visual_degrees/cli.py",
-    "visual_degrees/doctor.py",
 )
 HANDLER_PACKAGE = "visual_degrees.handlers"
 AUTHORIZER_MODULE = "ws_authorizer"
@@ -194,7 +182,7 @@ class RuntimeFunctions(Construct):
     def __init__(self, scope: Construct, construct_id: str, *, settings: DeploymentSettings) -> None:
         super().__init__(scope, construct_id)
         self.specs = handler_table()
-        code = lambda_.Code.from_asset(str(CODE_ROOT), exclude=[*CODE_EXCLUDES, *LAMBDA_EXCLUDES])
+        code = lambda_.Code.from_asset(str(CODE_ROOT), exclude=list(CODE_EXCLUDES))
         layer = dependency_layer(
             self, "DependencyLayer", removal=settings.removal, bundle=settings.bundle_layer
         )

@@ -8,8 +8,8 @@ import re
 import pytest
 
 from tests.support.cli_runs import run_json
-from visual_degrees.cli import main
-from visual_degrees.sandbox import EXAMPLE_PAIR, FAR_PAIR
+from visual_degrees_tools.cli import main
+from visual_degrees_tools.sandbox import EXAMPLE_PAIR, FAR_PAIR
 
 A, B = EXAMPLE_PAIR
 
@@ -170,7 +170,7 @@ def _help(capsys, *argv: str) -> str:
 
 @pytest.mark.parametrize("command", ["run", "trace", "doctor", "serve", "bench"])
 def test_every_option_has_a_line_of_help_and_its_default(capsys, command):
-    from visual_degrees.cli import _commands, build_parser
+    from visual_degrees_tools.cli import _commands, build_parser
 
     parser = build_parser(_commands())
     sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices[command]

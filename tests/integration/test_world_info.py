@@ -11,8 +11,8 @@ import pytest
 
 from tests.support.ws_client import WsClient
 from tests.support.ws_server import running_server
-from visual_degrees.local.environments import SandboxEnvironment, sandbox_environment
-from visual_degrees.sandbox import EXAMPLE_PAIR
+from visual_degrees_tools.local.environments import SandboxEnvironment, sandbox_environment
+from visual_degrees_tools.sandbox import EXAMPLE_PAIR
 
 CAST = [
     "Footloose (1984)/Bacon, Kevin (I)/Singer, Lori/Lithgow, John",

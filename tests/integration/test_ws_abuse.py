@@ -13,8 +13,8 @@ from websockets.exceptions import ConnectionClosed
 from tests.support.ws_client import WsClient
 from tests.support.ws_server import Gate, bundled_sandbox, running_server
 from visual_degrees.constants import MAX_MESSAGE_BYTES
-from visual_degrees.local.server.app import HARD_FRAME_LIMIT
-from visual_degrees.sandbox import EXAMPLE_PAIR
+from visual_degrees_tools.local.server.app import HARD_FRAME_LIMIT
+from visual_degrees_tools.sandbox import EXAMPLE_PAIR
 
 A, B = EXAMPLE_PAIR
 

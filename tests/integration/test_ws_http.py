@@ -11,7 +11,7 @@ from websockets.exceptions import InvalidStatus
 
 from tests.support.ws_client import WsClient
 from tests.support.ws_server import running_server
-from visual_degrees.sandbox import EXAMPLE_PAIR
+from visual_degrees_tools.sandbox import EXAMPLE_PAIR
 
 A, B = EXAMPLE_PAIR
 SANDBOX_PHOTOS = "https://sandbox.visual-degrees.invalid/photos/"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 
-from visual_degrees.local.server.session import CLOSE_TRY_AGAIN, Outbox
+from visual_degrees_tools.local.server.session import CLOSE_TRY_AGAIN, Outbox
 
 
 class StuckSocket:

@@ -50,8 +50,8 @@ from moto.stepfunctions.parser.mocking.mock_config import (
 from tests.support.asl_walk import Walk, walk_from_history
 from tests.support.scripted_runs import RESPONSE_TOO_LARGE, ScriptedRun, ScriptedStep, ScriptedStepError
 from visual_degrees.constants import STATE_TASKS
-from visual_degrees.local.asl.definition import render_definition
-from visual_degrees.local.asl.engine import error_of
+from visual_degrees_tools.local.asl.definition import render_definition
+from visual_degrees_tools.local.asl.engine import error_of
 
 REGION = "us-east-1"
 MOTO_CONFIG: Any = {"stepfunctions": {"execute_state_machine": True}, "lambda": {"use_docker": False}}

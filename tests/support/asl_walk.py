@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from tests.support.scripted_runs import ScriptedInvoke, ScriptedRun
-from visual_degrees.local.asl.definition import load_definition
-from visual_degrees.local.asl.engine import LocalEngine
+from visual_degrees_tools.local.asl.definition import load_definition
+from visual_degrees_tools.local.asl.engine import LocalEngine
 
 
 @dataclass(frozen=True)

@@ -12,11 +12,11 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from visual_degrees.adapters.local.sqlite_memory import SqliteMemory
 from visual_degrees.domain.models import RunEvent
-from visual_degrees.local.environments import SandboxEnvironment, require_known, sandbox_environment
-from visual_degrees.local.runner import RunEnvironment
-from visual_degrees.local.server.app import Address, LocalServer, ServeSettings
+from visual_degrees_tools.adapters.sqlite_memory import SqliteMemory
+from visual_degrees_tools.local.environments import SandboxEnvironment, require_known, sandbox_environment
+from visual_degrees_tools.local.runner import RunEnvironment
+from visual_degrees_tools.local.server.app import Address, LocalServer, ServeSettings
 
 GUARD_SECONDS = 30.0  # a deadlock guard for threads, never a timing assertion
 

@@ -6,7 +6,7 @@ import itertools
 
 from visual_degrees.domain.models import RunEvent
 from visual_degrees.domain.wording import plural
-from visual_degrees.local.console import describe, summary
+from visual_degrees_tools.local.console import describe, summary
 
 
 def final(hops: int, searches: int, llm_calls: int) -> RunEvent:

@@ -28,7 +28,7 @@ from visual_degrees.constants import (
 )
 from visual_degrees.handlers.observability import logger as handler_logger
 from visual_degrees.handlers.wiring import AwsRuntime, using_runtime
-from visual_degrees.local.asl.definition import render_definition
+from visual_degrees_tools.local.asl.definition import render_definition
 
 
 @pytest.fixture

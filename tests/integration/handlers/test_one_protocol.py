@@ -14,8 +14,8 @@ from tests.support.ws_client import WsClient
 from tests.support.ws_server import bundled_sandbox, running_server
 from visual_degrees.handlers import ws_get_graph, ws_get_run, ws_start_run
 from visual_degrees.handlers.wiring import using_runtime
-from visual_degrees.sandbox import EXAMPLE_PAIR, build_sandbox
 from visual_degrees.services.runs_api import Caller, RunsApi
+from visual_degrees_tools.sandbox import EXAMPLE_PAIR, build_sandbox
 
 A, B = EXAMPLE_PAIR
 

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from visual_degrees.config import Settings
-from visual_degrees.doctor import (
+from visual_degrees.domain.errors import ConfigurationError, ProviderError, TransientProviderError
+from visual_degrees_tools.doctor import (
     DoctorCheck,
     SandboxCheck,
     check_sandbox,
@@ -18,7 +19,6 @@ from visual_degrees.doctor import (
     run_doctor,
     verdict_code,
 )
-from visual_degrees.domain.errors import ConfigurationError, ProviderError, TransientProviderError
 
 BRAVE_KEY = "brave-key-do-not-print"
 GEMINI_KEY = "gemini-key-do-not-print"

@@ -4,8 +4,8 @@ import json
 
 import pytest
 
-from visual_degrees.bench.pairs import load_pairs, pair_of, resolve, sample_pairs
 from visual_degrees.domain.errors import InvalidInput, UnknownPerson
+from visual_degrees_tools.bench.pairs import load_pairs, pair_of, resolve, sample_pairs
 
 
 def test_world_spelling_means_exactly_that_person(web):

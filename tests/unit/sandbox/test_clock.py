@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 
 from visual_degrees.domain.errors import InvalidInput
-from visual_degrees.sandbox.clock import EPOCH, LATENCIES, VirtualClock
+from visual_degrees_tools.sandbox.clock import EPOCH, LATENCIES, VirtualClock
 
 
 def test_clock_starts_at_a_fixed_epoch_and_moves_only_when_told():

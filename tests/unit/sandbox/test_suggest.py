@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from visual_degrees.sandbox.synthetic import EXAMPLE_PAIR
-from visual_degrees.sandbox.world import World
+from visual_degrees_tools.sandbox.synthetic import EXAMPLE_PAIR
+from visual_degrees_tools.sandbox.world import World
 
 EVENTS = [
     ("Footloose (1984)", ["Bacon, Kevin (I)", "Singer, Lori", "Lithgow, John"]),
@@ -86,6 +86,6 @@ def test_a_world_without_two_events_in_a_row_has_no_example() -> None:
 
 
 def test_the_bundled_world_offers_the_documented_pair(default_web) -> None:
-    from visual_degrees.local.world_info import example_pair
+    from visual_degrees_tools.local.world_info import example_pair
 
     assert example_pair(default_web) == EXAMPLE_PAIR

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from visual_degrees.domain.errors import WorldFileError
-from visual_degrees.sandbox.world import World, load_world, parse_world
+from visual_degrees_tools.sandbox.world import World, load_world, parse_world
 
 
 def write(tmp_path: Path, text: str, name: str = "world.txt") -> Path:

@@ -2,10 +2,10 @@ import threading
 
 import pytest
 
-from visual_degrees.adapters.local.sqlite_memory import SqliteMemory
 from visual_degrees.domain.costs import CostTable
 from visual_degrees.domain.models import Budgets
 from visual_degrees.services.budget import Budget
+from visual_degrees_tools.adapters.sqlite_memory import SqliteMemory
 
 
 def budget(memory=None, **limits) -> Budget:
