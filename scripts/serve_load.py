@@ -50,7 +50,7 @@ def _rss_kib() -> int:
 
 
 def serve_process(conn: Any, speed: float, workers: int, waiting: int, switch: float = 0.0) -> None:
-    from visual_degrees.services.event_log import EventLog
+    from visual_degrees.lifecycle.event_log import EventLog
     from visual_degrees_tools.adapters.sqlite_memory import SqliteMemory
     from visual_degrees_tools.local.environments import sandbox_environment
     from visual_degrees_tools.local.server.app import LocalServer, ServeSettings

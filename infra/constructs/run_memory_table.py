@@ -1,6 +1,6 @@
 """Run memory: one on-demand DynamoDB table holding every run, connection and subscription.
 
-Key layout beyond what `services/run_memory.py` keeps under `run#<id>` (the WebSocket side):
+Key layout beyond what `lifecycle/run_memory.py` keeps under `run#<id>` (the WebSocket side):
 
   pk                    sk              attributes
   conn#<connectionId>   meta            data {clientId, connectedAt}; TTL = connect + 2 h 10 min

@@ -17,7 +17,7 @@ T = TypeVar("T")
 
 class ImageSearch(Protocol):
     """Adapters may say how many results one paid request returns (`page_size`: Brave 200, Google
-    10); a run reads that many titles per search (services/observe.page_size)."""
+    10); a run reads that many titles per search (search/observe.page_size)."""
 
     def search(self, query: str, count: int) -> list[ImageHit]:
         """Up to `count` image hits for `query`. Raises TransientProviderError / ProviderError."""

@@ -119,7 +119,7 @@ class GetGraph(Message):
 
 
 class ContinueRun(Message):
-    """Continue a run that stopped on a budget (services/continuation.py): `budgets` for the new
+    """Continue a run that stopped on a budget (lifecycle/continuation.py): `budgets` for the new
     segment by wire name (default: the run's own again), `via` a person believed to connect them."""
 
     action: Literal["continueRun"]

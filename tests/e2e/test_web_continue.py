@@ -13,7 +13,7 @@ import pytest
 
 from tests.e2e.browser import PHONE, artifact, open_page, wait_for_seq
 from tests.support.ws_server import running_server
-from visual_degrees.services.event_log import EventLog
+from visual_degrees.lifecycle.event_log import EventLog
 from visual_degrees_tools.sandbox import EXAMPLE_PAIR
 
 pytestmark = pytest.mark.browser

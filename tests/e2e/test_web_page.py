@@ -16,7 +16,7 @@ import pytest
 from tests.e2e.browser import artifact, open_page, wait_for_seq
 from tests.support.ws_server import Gate, bundled_sandbox, running_server
 from visual_degrees.domain.names import name_key
-from visual_degrees.services.event_log import EventLog
+from visual_degrees.lifecycle.event_log import EventLog
 from visual_degrees_tools.local.environments import sandbox_environment
 from visual_degrees_tools.sandbox import EXAMPLE_PAIR, FAR_PAIR
 

@@ -16,12 +16,12 @@ from tests.support.ws_server import bundled_sandbox
 from visual_degrees.domain.costs import DEFAULT_COSTS
 from visual_degrees.domain.errors import InvalidInput, NotContinuable, RunInProgress, RunNotFound
 from visual_degrees.domain.models import Budgets, RunOptions
+from visual_degrees.lifecycle import continuation
+from visual_degrees.lifecycle.budget import Budget
+from visual_degrees.lifecycle.endings import end_run
+from visual_degrees.lifecycle.event_log import EventLog
+from visual_degrees.lifecycle.run_memory import RunControl
 from visual_degrees.ports import Providers
-from visual_degrees.services import continuation
-from visual_degrees.services.budget import Budget
-from visual_degrees.services.endings import end_run
-from visual_degrees.services.event_log import EventLog
-from visual_degrees.services.run_memory import RunControl
 from visual_degrees_tools.adapters.sqlite_memory import SqliteMemory
 from visual_degrees_tools.bench.counting import Counting
 from visual_degrees_tools.local.executions import ExecutionStore

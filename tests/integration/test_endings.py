@@ -1,4 +1,4 @@
-"""The one ending writer (services/endings.py): every ending says what the run spent, `error` too
+"""The one ending writer (lifecycle/endings.py): every ending says what the run spent, `error` too
 (issue 9.4), and fits one message whoever writes it."""
 
 from __future__ import annotations
@@ -8,10 +8,10 @@ from tests.support.fakes import ListSink
 from visual_degrees.constants import MAX_EVENT_BYTES
 from visual_degrees.domain.costs import DEFAULT_COSTS
 from visual_degrees.domain.models import Budgets
+from visual_degrees.lifecycle.budget import Budget
+from visual_degrees.lifecycle.endings import end_run
+from visual_degrees.lifecycle.event_log import EventLog
 from visual_degrees.protocol import wire_size
-from visual_degrees.services.budget import Budget
-from visual_degrees.services.endings import end_run
-from visual_degrees.services.event_log import EventLog
 from visual_degrees_tools.adapters.sqlite_memory import SqliteMemory
 
 USAGE_KEYS = {

@@ -18,9 +18,9 @@ from visual_degrees.constants import MAX_EVENT_BYTES, MAX_MESSAGE_BYTES
 from visual_degrees.domain.models import RunEvent, RunOptions
 from visual_degrees.domain.names import name_key
 from visual_degrees.domain.paths import edge_id
+from visual_degrees.lifecycle.run_access import RunAccess
+from visual_degrees.lifecycle.runs_api import RunsApi, StoredSubscriptions
 from visual_degrees.ports import Providers
-from visual_degrees.services.run_access import RunAccess
-from visual_degrees.services.runs_api import RunsApi, StoredSubscriptions
 from visual_degrees_tools.adapters.sqlite_memory import SqliteMemory
 from visual_degrees_tools.local.runner import LocalRunner, RunEnvironment, RunResult
 

@@ -14,8 +14,8 @@ from tests.support.fakes import FakeWeb, ListSink, ManualClock, ScriptedPlanner,
 from visual_degrees.domain.errors import InvalidInput
 from visual_degrees.domain.models import Budgets, Person, RunOptions, RunState
 from visual_degrees.domain.planning import PlannerReply
+from visual_degrees.lifecycle.run_memory import RunMemory
 from visual_degrees.ports import Providers
-from visual_degrees.services.run_memory import RunMemory
 from visual_degrees.steps import execute
 from visual_degrees_tools.adapters.sqlite_memory import SqliteMemory
 from visual_degrees_tools.local.runner import LocalRunner, RunEnvironment

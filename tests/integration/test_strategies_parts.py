@@ -9,8 +9,8 @@ from visual_degrees.domain.errors import InvalidInput
 from visual_degrees.domain.models import Edge, Evidence, RunOptions
 from visual_degrees.domain.requests import parse_options
 from visual_degrees.domain.titles import names_only
-from visual_degrees.services.run_graph import CHUNK_LINKS, RunGraph
-from visual_degrees.services.run_memory import RunMemory
+from visual_degrees.lifecycle.run_memory import RunMemory
+from visual_degrees.search.run_graph import CHUNK_LINKS, RunGraph
 from visual_degrees_tools.adapters.sqlite_memory import SqliteMemory
 
 

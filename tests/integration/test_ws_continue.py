@@ -11,7 +11,7 @@ from typing import Any
 from tests.support.ws_client import WsClient, is_event, is_terminal, seqs
 from tests.support.ws_server import Gate, bundled_sandbox, running_server
 from visual_degrees.domain.ceilings import RunCeilings
-from visual_degrees.services.event_log import EventLog
+from visual_degrees.lifecycle.event_log import EventLog
 from visual_degrees_tools.sandbox import EXAMPLE_PAIR
 
 A, B = EXAMPLE_PAIR

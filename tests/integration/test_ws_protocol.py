@@ -12,9 +12,9 @@ import pytest
 from tests.support.ws_client import WsClient, is_event, seqs
 from tests.support.ws_server import Gate, bundled_sandbox, running_server
 from visual_degrees.domain.models import RunOptions
+from visual_degrees.lifecycle.event_log import EventLog
+from visual_degrees.lifecycle.run_memory import RunControl
 from visual_degrees.ports import Memory
-from visual_degrees.services.event_log import EventLog
-from visual_degrees.services.run_memory import RunControl
 from visual_degrees_tools.local.server.runs import RunLimits
 from visual_degrees_tools.sandbox import EXAMPLE_PAIR
 

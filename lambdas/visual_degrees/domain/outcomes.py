@@ -3,7 +3,7 @@
 A run ends with exactly one terminal event, stored under the logical key FINAL_KEY whoever writes it
 (its final step, a cancel that had to stop the execution, a start that failed, a local engine that
 broke), so the first ending wins and a repeat returns it. A run continued after a budget ran out
-(services/continuation.py) ends once per segment (`final_key`); the latest ending is the run's.
+(lifecycle/continuation.py) ends once per segment (`final_key`); the latest ending is the run's.
 Everything else is read from that event through `ENDINGS`: the status in the run's meta and in
 the `run` reply, what the CLI, the local runner and the benchmark call it, the Outcome dimension of
 the RunsFinished metric, the exit code of `visual-degrees run`, and the step of the state machine

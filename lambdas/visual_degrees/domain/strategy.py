@@ -59,11 +59,12 @@ class Knobs:
     evidence_graph: bool = False
     # Read every title of a full page of results (one paid request: Brave returns up to 200) as
     # leads: who captions name together. Recognise only photos whose leads serve a chain, and move
-    # along the cheapest chain of links, leads and hunches (services/lead_search.py). Off: the
-    # discovery rounds of issue 6 (five images per query, recognised blind).
+    # along the cheapest chain of links, leads and hunches (search/strategies/caption_leads/). Off:
+    # the discovery rounds of issue 6 (five images per query, recognised blind).
     caption_leads: bool = False
     # Ask the planner which people of A's side and of B's side met, and through whom (names nobody
-    # has seen yet included); its hunches are leads, checked by pair searches (services/matching.py).
+    # has seen yet included); its hunches are leads, checked by pair searches
+    # (search/strategies/caption_leads/matching.py).
     planner_matching: bool = False
     # With caption_leads: a pair one title names may be proven by a photo of one of them "with a
     # guest" at an event the other was at (or was said to be at): how an end no title names is found.
@@ -73,7 +74,7 @@ class Knobs:
     pair_expansion: bool = False
     # With caption_leads: before giving up on an end no photo links to anyone, search the events a
     # caption saw them at or the planner placed them in, and recognise that event's crowd shots,
-    # where people no caption names stand (services/rescue.py).
+    # where people no caption names stand (search/strategies/caption_leads/rescue.py).
     event_search: bool = False
 
     @property

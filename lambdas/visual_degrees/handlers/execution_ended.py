@@ -2,7 +2,7 @@
 Execution Status Change"). A run whose final step, HandleError or a cancel wrote its ending keeps it
 (the usual FAILED after HandleError changes nothing); a run the execution left without one (a timeout
 between steps, a StopExecution from the console, a failure outside every Catch) gets an ending that
-says how its execution ended, pushed to whoever follows it (services/endings.end_after_execution).
+says how its execution ended, pushed to whoever follows it (lifecycle/endings.end_after_execution).
 Idempotent under EventBridge's retries: every ending goes under the one logical key.
 """
 
@@ -20,8 +20,8 @@ from visual_degrees.handlers.catalog import EXECUTION_ENDS, EXECUTION_EVENT_SOUR
 from visual_degrees.handlers.observability import instrumented, logger
 from visual_degrees.handlers.run_metrics import report_finished
 from visual_degrees.handlers.wiring import current_runtime
-from visual_degrees.services.endings import end_after_execution
-from visual_degrees.services.run_access import stored_ttl
+from visual_degrees.lifecycle.endings import end_after_execution
+from visual_degrees.lifecycle.run_access import stored_ttl
 
 
 class ExecutionDetail(BaseModel):

@@ -20,6 +20,7 @@ from visual_degrees.constants import WEBSOCKET_ROUTES
 from visual_degrees.domain.errors import InvalidInput, RunNotFound, TransientProviderError, VisualDegreesError
 from visual_degrees.handlers.observability import Handler, instrumented, logger
 from visual_degrees.handlers.wiring import AwsRuntime, current_runtime
+from visual_degrees.lifecycle.runs_api import Caller
 from visual_degrees.protocol import (
     INVALID_JSON,
     UNAUTHORIZED,
@@ -28,7 +29,6 @@ from visual_degrees.protocol import (
     parse_message,
     reply_for,
 )
-from visual_degrees.services.runs_api import Caller
 
 CONNECT, DISCONNECT = "$connect", "$disconnect"
 CLIENT_FACING = (ProtocolError, InvalidInput, RunNotFound)  # about the request itself: safe to say

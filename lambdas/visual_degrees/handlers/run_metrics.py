@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from visual_degrees.domain.models import RunState
 from visual_degrees.handlers.observability import add_spend, count_budget_exhausted, count_finished, logger
+from visual_degrees.lifecycle.budget import Budget
+from visual_degrees.lifecycle.context import StepContext
+from visual_degrees.lifecycle.event_log import run_pk
 from visual_degrees.ports import Memory, Put
-from visual_degrees.services.budget import Budget
-from visual_degrees.services.context import StepContext
-from visual_degrees.services.event_log import run_pk
 
 _MARKER = "finishReported"
 

@@ -17,7 +17,7 @@ from visual_degrees.handlers.catalog import BUDGET_STOP_REASON, FINAL_STEPS, PRO
 from visual_degrees.handlers.observability import Handler, instrumented, logger, tracer
 from visual_degrees.handlers.run_metrics import report_finished, report_spend, spent_usd
 from visual_degrees.handlers.wiring import current_runtime
-from visual_degrees.services.context import StepContext
+from visual_degrees.lifecycle.context import StepContext
 from visual_degrees.steps import execute
 
 _STEPS = {task.step: task.state for task in STATE_TASKS}

@@ -43,10 +43,10 @@ from visual_degrees.domain.planning import ConnectContext, ConnectReply, Planner
 from visual_degrees.handlers.catalog import PLANNING_STEPS, PROVIDER_STEPS
 from visual_degrees.handlers.observability import trace_http_clients
 from visual_degrees.handlers.run_metrics import report_finished
+from visual_degrees.lifecycle.client_tokens import identify
+from visual_degrees.lifecycle.context import StepContext
+from visual_degrees.lifecycle.runs_api import RunsApi, StartPolicy, StoredSubscriptions
 from visual_degrees.ports import Clock, Memory, Providers
-from visual_degrees.services.client_tokens import identify
-from visual_degrees.services.context import StepContext
-from visual_degrees.services.runs_api import RunsApi, StartPolicy, StoredSubscriptions
 
 if TYPE_CHECKING:
     from visual_degrees.config import SecretsManagerSecrets  # pydantic-settings: loaded only when used

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from visual_degrees.domain.models import DEFAULT_TTL_SECONDS, RunOptions
 from visual_degrees.domain.outcomes import FINISHED_STATUSES
+from visual_degrees.lifecycle.run_memory import RunControl
 from visual_degrees.ports import Memory, Put
 from visual_degrees.protocol import TOO_MANY_RUNS, ProtocolError
-from visual_degrees.services.run_memory import RunControl
 
 # Beyond the runtime budget: the step in flight when the budget runs out, finalisation, retries.
 HOLD_MARGIN_SECONDS = 600
@@ -24,7 +24,7 @@ def _client_pk(client_id: str) -> str:
 
 
 class ActiveRuns:
-    """The deployed API's Admission (services/runs_api.py): `limit` runs going per client."""
+    """The deployed API's Admission (lifecycle/runs_api.py): `limit` runs going per client."""
 
     def __init__(self, memory: Memory, limit: int = 2) -> None:
         self._memory = memory

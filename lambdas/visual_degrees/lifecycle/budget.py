@@ -10,8 +10,8 @@ from typing import Literal
 
 from visual_degrees.domain.costs import CostTable
 from visual_degrees.domain.models import Budgets
+from visual_degrees.lifecycle.event_log import run_pk
 from visual_degrees.ports import Increment, Memory
-from visual_degrees.services.event_log import run_pk
 
 Resource = Literal["searches", "recognitions", "llmCalls"]
 _SK = "budget"

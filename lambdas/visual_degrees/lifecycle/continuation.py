@@ -39,10 +39,10 @@ from visual_degrees.domain.models import DEFAULT_TTL_SECONDS, Budgets, Person, R
 from visual_degrees.domain.outcomes import FINISHED_STATUSES, TERMINAL_EVENTS, final_key
 from visual_degrees.domain.requests import describe_validation_error, parse_options, validate_hint
 from visual_degrees.domain.wording import plural
+from visual_degrees.lifecycle.budget import Budget
+from visual_degrees.lifecycle.event_log import EventLog, run_pk
+from visual_degrees.lifecycle.run_memory import RunControl
 from visual_degrees.ports import EventSink, Memory, Put
-from visual_degrees.services.budget import Budget
-from visual_degrees.services.event_log import EventLog, run_pk
-from visual_degrees.services.run_memory import RunControl
 
 MAX_SEGMENTS = 20  # continuations of one run (its meta lists them all)
 SETTLE_POLLS, SETTLE_POLL_SECONDS = 40, 0.05  # how long to wait for an ending's meta (2 s at most)

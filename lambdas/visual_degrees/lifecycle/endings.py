@@ -1,6 +1,6 @@
 """The one writer of a run's ending: its terminal event, then its status in the run's meta.
 
-A run continued after a budget ran out (services/continuation.py) ends once more per segment, each
+A run continued after a budget ran out (lifecycle/continuation.py) ends once more per segment, each
 ending under its segment's own key (domain/outcomes.final_key).
 
 Used by the final steps (through RunScope.finish), by the client protocol when it must end a run
@@ -26,12 +26,12 @@ from visual_degrees.constants import MAX_EVENT_BYTES
 from visual_degrees.domain.costs import DEFAULT_COSTS
 from visual_degrees.domain.models import DEFAULT_TTL_SECONDS, Budgets, EventType, RunEvent
 from visual_degrees.domain.outcomes import BY_EVENT, final_key
+from visual_degrees.lifecycle.budget import Budget
+from visual_degrees.lifecycle.event_log import EventLog
+from visual_degrees.lifecycle.run_access import stored_ttl
+from visual_degrees.lifecycle.run_memory import RunControl
 from visual_degrees.ports import EventSink, Memory
 from visual_degrees.protocol import compact
-from visual_degrees.services.budget import Budget
-from visual_degrees.services.event_log import EventLog
-from visual_degrees.services.run_access import stored_ttl
-from visual_degrees.services.run_memory import RunControl
 
 # Room left in a message for what surrounds an ending's data (the event's own fields, or getRun's
 # reply around the final event).

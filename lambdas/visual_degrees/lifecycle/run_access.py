@@ -14,8 +14,8 @@ from typing import Any
 
 from visual_degrees.domain.errors import RunNotFound
 from visual_degrees.domain.models import DEFAULT_TTL_SECONDS
+from visual_degrees.lifecycle.event_log import run_pk
 from visual_degrees.ports import Memory, Put
-from visual_degrees.services.event_log import run_pk
 
 _SK = "owner"
 

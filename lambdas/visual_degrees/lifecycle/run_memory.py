@@ -26,8 +26,8 @@ from typing import Any, TypeVar
 
 from visual_degrees.domain.models import Edge, Evidence, Face, ImageHit, Person
 from visual_degrees.domain.paths import edge_id
+from visual_degrees.lifecycle.event_log import run_pk
 from visual_degrees.ports import Item, Memory, Put
-from visual_degrees.services.event_log import run_pk
 
 MAX_EVIDENCE_PER_CANDIDATE = 3
 T = TypeVar("T")

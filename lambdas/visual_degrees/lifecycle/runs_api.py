@@ -7,7 +7,7 @@ Ports: `Executions` (start, describe, stop a run's execution), `Admission` (a pl
 client's cap), `Subscriptions` (register a connection for a run's events, then catch it up from the
 log) and `Replies` (send one message to one connection).
 
-Who may use a run is services/run_access.py's rule (the client that started it, or a holder of its
+Who may use a run is lifecycle/run_access.py's rule (the client that started it, or a holder of its
 run token); an unknown run and another client's run get the same `run_not_found`.
 
 Ordering promises to a client: `runAccepted` / `subscribed` precede that run's events, because the
@@ -19,12 +19,12 @@ Cancelling is cooperative: the flag stops the run at its next state boundary (at
 a minute and a half), where RunCancelled emits `cancelled`. Only an execution still running
 `cancel_grace_seconds` after the first request (a stuck step, a retry loop) is stopped outright on a
 repeated cancelRun; the `cancelled` event then comes from here, under the same logical key as the
-step's, so a run ends with exactly one final event whoever gets there first (services/endings.py).
+step's, so a run ends with exactly one final event whoever gets there first (lifecycle/endings.py).
 An execution found over by then whose run never got its ending is given the one its end calls for
-(services/endings.end_after_execution), so a cancelRun never leaves a run `running` for ever.
+(lifecycle/endings.end_after_execution), so a cancelRun never leaves a run `running` for ever.
 
 Continuing (issue 13) is starting again over the same run: the run must have stopped on a budget
-(services/continuation.py says why others cannot), its total spend stays under the operator's
+(lifecycle/continuation.py says why others cannot), its total spend stays under the operator's
 ceilings, it takes a place under the client's cap like a start, and its execution is the run's next
 (`<run id>--c<segment>`); the run's log goes on, so everyone following the run keeps following it.
 """
@@ -44,6 +44,13 @@ from visual_degrees.domain.ids import execution_name, new_run_id
 from visual_degrees.domain.models import Budgets, RunOptions, RunState
 from visual_degrees.domain.outcomes import BY_EVENT, FINISHED_STATUSES, TERMINAL_EVENTS, run_status
 from visual_degrees.domain.requests import parse_options, validate_hint, validate_pair
+from visual_degrees.lifecycle import continuation
+from visual_degrees.lifecycle.active_runs import ActiveRuns
+from visual_degrees.lifecycle.budget import Budget
+from visual_degrees.lifecycle.endings import AFTER_EXECUTION, end_after_execution, end_run
+from visual_degrees.lifecycle.event_log import EventLog
+from visual_degrees.lifecycle.run_access import RunAccess, ttl_of
+from visual_degrees.lifecycle.run_memory import RunControl, RunEvidence
 from visual_degrees.ports import EventSink, Memory
 from visual_degrees.protocol import (
     AnyMessage,
@@ -56,13 +63,6 @@ from visual_degrees.protocol import (
     reply_for,
     wire_size,
 )
-from visual_degrees.services import continuation
-from visual_degrees.services.active_runs import ActiveRuns
-from visual_degrees.services.budget import Budget
-from visual_degrees.services.endings import AFTER_EXECUTION, end_after_execution, end_run
-from visual_degrees.services.event_log import EventLog
-from visual_degrees.services.run_access import RunAccess, ttl_of
-from visual_degrees.services.run_memory import RunControl, RunEvidence
 
 Message = AnyMessage
 GRAPH_PAGE_EDGES = 200  # links one getGraph reply carries at most (fewer if their JSON would not fit)

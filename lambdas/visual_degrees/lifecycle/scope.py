@@ -12,13 +12,13 @@ from typing import Any, TypeVar
 
 from visual_degrees.domain.models import EventType, Face, Person, RunEvent, RunOptions, RunState
 from visual_degrees.domain.strategy import Knobs
-from visual_degrees.services.budget import Budget, Resource
-from visual_degrees.services.context import StepContext
-from visual_degrees.services.continuation import POSITION_FIELDS, close_segment, segments_summary
-from visual_degrees.services.endings import end_run
-from visual_degrees.services.event_log import EventLog
-from visual_degrees.services.run_graph import RunGraph
-from visual_degrees.services.run_memory import RunMemory, SharedMemory
+from visual_degrees.lifecycle.budget import Budget, Resource
+from visual_degrees.lifecycle.context import StepContext
+from visual_degrees.lifecycle.continuation import POSITION_FIELDS, close_segment, segments_summary
+from visual_degrees.lifecycle.endings import end_run
+from visual_degrees.lifecycle.event_log import EventLog
+from visual_degrees.lifecycle.run_memory import RunMemory, SharedMemory
+from visual_degrees.search.run_graph import RunGraph
 
 T = TypeVar("T")
 
@@ -59,9 +59,9 @@ class RunScope:
         return self.log.append(self.state.run_id, key, type_, data, at=self.ctx.clock.now())
 
     def finish(self, type_: EventType, data: dict[str, Any], **meta: Any) -> RunEvent:
-        """End the run's segment with its one terminal event (services/endings.py); `meta` joins
+        """End the run's segment with its one terminal event (lifecycle/endings.py); `meta` joins
         its meta, with what a continuation would start from: the last step number, the search
-        position, the clock, and the segment's spend (services/continuation.py). A continuation's
+        position, the clock, and the segment's spend (lifecycle/continuation.py). A continuation's
         ending also tells its segment, what the segment spent (`usage` is the run's total) and the
         spend of every segment so far."""
         state, now = self.state, self.ctx.clock.now()

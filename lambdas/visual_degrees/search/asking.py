@@ -14,7 +14,7 @@ from visual_degrees.domain.errors import (
     TransientProviderError,
     VisualDegreesError,
 )
-from visual_degrees.services.scope import RunScope
+from visual_degrees.lifecycle.scope import RunScope
 
 T = TypeVar("T")
 MAX_FEEDBACK = 300  # characters of an adapter's error message fed back to the planner

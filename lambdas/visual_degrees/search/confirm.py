@@ -16,9 +16,9 @@ from itertools import pairwise
 
 from visual_degrees.domain.paths import edge_id
 from visual_degrees.domain.queries import pair_query
-from visual_degrees.services.evidence import record, search
-from visual_degrees.services.observe import Observed
-from visual_degrees.services.scope import RunScope
+from visual_degrees.lifecycle.scope import RunScope
+from visual_degrees.search.evidence import record, search
+from visual_degrees.search.observe import Observed
 
 MAX_CONFIRMATIONS = 3  # pair searches one step may spend confirming weak pairs
 

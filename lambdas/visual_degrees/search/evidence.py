@@ -8,8 +8,8 @@ from itertools import combinations
 
 from visual_degrees.domain.models import Edge, Evidence, Face
 from visual_degrees.domain.titles import mentions, not_a_portrait
-from visual_degrees.services.observe import Observation, Observed, observe
-from visual_degrees.services.scope import RunScope
+from visual_degrees.lifecycle.scope import RunScope
+from visual_degrees.search.observe import Observation, Observed, observe
 
 
 def search(scope: RunScope, query: str, *, skip_portraits_of: Collection[str] = ()) -> Observed:

@@ -16,9 +16,9 @@ from typing import Any
 from visual_degrees.domain.models import Person
 from visual_degrees.domain.names import name_key
 from visual_degrees.domain.requests import validate_hint
-from visual_degrees.services.evidence import announce
-from visual_degrees.services.leads import LeadBook
-from visual_degrees.services.scope import RunScope
+from visual_degrees.lifecycle.scope import RunScope
+from visual_degrees.search.evidence import announce
+from visual_degrees.search.strategies.caption_leads.leads import LeadBook
 
 
 def take(scope: RunScope) -> Person | None:

@@ -10,8 +10,8 @@ from collections import deque
 from typing import Any
 
 from visual_degrees.domain.models import Edge
-from visual_degrees.services.evidence import accept_edge
-from visual_degrees.services.scope import RunScope
+from visual_degrees.lifecycle.scope import RunScope
+from visual_degrees.search.evidence import accept_edge
 
 # Evidence-graph reads one question may make while looking for a chain (each read is one query).
 MAX_READS = 40

@@ -17,7 +17,7 @@ from typing import TypeVar
 
 from visual_degrees.domain.errors import ProviderError, SearchUnavailable, TransientProviderError
 from visual_degrees.domain.models import Face, FetchedImage, ImageHit
-from visual_degrees.services.scope import RunScope
+from visual_degrees.lifecycle.scope import RunScope
 
 T = TypeVar("T")
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 from itertools import pairwise
 from typing import Any
 
-from visual_degrees.services.evidence import announce
-from visual_degrees.services.scope import RunScope
+from visual_degrees.lifecycle.scope import RunScope
+from visual_degrees.search.evidence import announce
 
 
 def partial_paths(scope: RunScope) -> tuple[list[str], list[str]]:

@@ -19,7 +19,7 @@ from collections.abc import Callable
 
 from visual_degrees.domain.models import Edge
 from visual_degrees.domain.paths import edge_id
-from visual_degrees.services.run_memory import RunEvidence
+from visual_degrees.lifecycle.run_memory import RunEvidence
 
 CHUNK_LINKS = 400
 PHOTOS_KEPT = 2  # enough to tell a corroborated pair from a single sighting

@@ -13,8 +13,8 @@ from typing import Any
 
 from visual_degrees.constants import STATE_TASKS
 from visual_degrees.domain.models import RunState
-from visual_degrees.services.context import StepContext
-from visual_degrees.services.run_memory import RunControl
+from visual_degrees.lifecycle.context import StepContext
+from visual_degrees.lifecycle.run_memory import RunControl
 
 StepFunction = Callable[[RunState, StepContext], RunState]
 

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from visual_degrees.domain.models import RunState
-from visual_degrees.services.context import StepContext
-from visual_degrees.services.progress import partial_paths_payload
-from visual_degrees.services.scope import RunScope
+from visual_degrees.lifecycle.context import StepContext
+from visual_degrees.lifecycle.scope import RunScope
+from visual_degrees.search.progress import partial_paths_payload
 
 
 def run(state: RunState, ctx: StepContext) -> RunState:

@@ -1,18 +1,20 @@
 """S2: expand the frontier with discovery queries; collect who appears with them.
 
 Discovery rounds continue inside the step until someone new turns up, the templates run out, a
-budget refuses, or the run's graph already connects A and B (services/discovery.py). Meeting in the
-middle (the default), each round searches the best open person of either side, so the frontier
+budget refuses, or the run's graph already connects A and B (search/strategies/seed/discovery.py).
+Meeting in the middle (the default), each round searches the best open person of either side, so the frontier
 moves, and the side switches, whenever another person is the better bet.
 """
 
 from __future__ import annotations
 
 from visual_degrees.domain.models import RunState
-from visual_degrees.services import both_ends, discovery, lead_search
-from visual_degrees.services.context import StepContext
-from visual_degrees.services.evidence import budget_flags
-from visual_degrees.services.scope import RunScope
+from visual_degrees.lifecycle.context import StepContext
+from visual_degrees.lifecycle.scope import RunScope
+from visual_degrees.search.evidence import budget_flags
+from visual_degrees.search.strategies.both_ends import trees as both_ends
+from visual_degrees.search.strategies.caption_leads import strategy as lead_search
+from visual_degrees.search.strategies.seed import discovery
 
 
 def run(state: RunState, ctx: StepContext) -> RunState:

@@ -7,13 +7,13 @@ from __future__ import annotations
 
 from visual_degrees.domain.models import RunState
 from visual_degrees.domain.queries import pair_query
-from visual_degrees.services import lead_search
-from visual_degrees.services.confirm import settle
-from visual_degrees.services.context import StepContext
-from visual_degrees.services.evidence import budget_flags, find_pair, record, search
-from visual_degrees.services.known_edges import chain_in_memory
-from visual_degrees.services.observe import Observed
-from visual_degrees.services.scope import RunScope
+from visual_degrees.lifecycle.context import StepContext
+from visual_degrees.lifecycle.scope import RunScope
+from visual_degrees.search.confirm import settle
+from visual_degrees.search.evidence import budget_flags, find_pair, record, search
+from visual_degrees.search.known_edges import chain_in_memory
+from visual_degrees.search.observe import Observed
+from visual_degrees.search.strategies.caption_leads import strategy as lead_search
 
 
 def run(state: RunState, ctx: StepContext) -> RunState:

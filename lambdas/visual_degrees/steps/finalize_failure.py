@@ -10,10 +10,10 @@ from visual_degrees.domain.continuation import no_path_verdict
 from visual_degrees.domain.models import RunState
 from visual_degrees.domain.paths import graph_summary
 from visual_degrees.domain.wording import plural
-from visual_degrees.services import hints
-from visual_degrees.services.context import StepContext
-from visual_degrees.services.progress import partial_paths, partial_paths_payload
-from visual_degrees.services.scope import RunScope
+from visual_degrees.lifecycle.context import StepContext
+from visual_degrees.lifecycle.scope import RunScope
+from visual_degrees.search import hints
+from visual_degrees.search.progress import partial_paths, partial_paths_payload
 
 REASONS = {
     "hop_limit": "No chain within {max_hops}: every further link would make the chain too long.",

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from visual_degrees.domain.models import RunState
 from visual_degrees.domain.paths import best_path, final_payload
-from visual_degrees.services import hints
-from visual_degrees.services.context import StepContext
-from visual_degrees.services.evidence import announce
-from visual_degrees.services.scope import RunScope
+from visual_degrees.lifecycle.context import StepContext
+from visual_degrees.lifecycle.scope import RunScope
+from visual_degrees.search import hints
+from visual_degrees.search.evidence import announce
 
 
 def run(state: RunState, ctx: StepContext) -> RunState:

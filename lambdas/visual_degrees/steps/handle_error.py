@@ -7,8 +7,8 @@ import json
 
 from visual_degrees.domain import errors
 from visual_degrees.domain.models import RunState
-from visual_degrees.services.context import StepContext
-from visual_degrees.services.scope import RunScope
+from visual_degrees.lifecycle.context import StepContext
+from visual_degrees.lifecycle.scope import RunScope
 
 MAX_MESSAGE = 300
 # Our own exceptions carry messages written for clients; anything else gets a generic message.

@@ -1,9 +1,9 @@
 """S0: validate and normalise the two names, create the run in memory (with TTL), announce it.
 
-A continuation (segment 1, 2, …: services/continuation.py made the run `running` again and announced
+A continuation (segment 1, 2, …: lifecycle/continuation.py made the run `running` again and announced
 it) creates nothing and announces nothing twice: it notes when its segment started (its runtime
 budget counts from there) and keeps the search position the last segment ended at. Either way, a
-hint (`via`) becomes the user's hunches, checked first (services/hints.py).
+hint (`via`) becomes the user's hunches, checked first (search/hints.py).
 """
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ from __future__ import annotations
 from visual_degrees.domain.models import RunState
 from visual_degrees.domain.requests import validate_pair
 from visual_degrees.domain.wording import plural
-from visual_degrees.services import hints
-from visual_degrees.services.context import StepContext
-from visual_degrees.services.scope import RunScope
+from visual_degrees.lifecycle.context import StepContext
+from visual_degrees.lifecycle.scope import RunScope
+from visual_degrees.search import hints
 
 
 def run(state: RunState, ctx: StepContext) -> RunState:

@@ -11,10 +11,15 @@ from __future__ import annotations
 from visual_degrees.domain.models import RunState
 from visual_degrees.domain.names import name_key
 from visual_degrees.domain.planning import PlannerContext
-from visual_degrees.services import lead_search
-from visual_degrees.services.context import StepContext
-from visual_degrees.services.scope import RunScope
-from visual_degrees.services.selection import choose_plan, offered, plan_order, untried_candidates
+from visual_degrees.lifecycle.context import StepContext
+from visual_degrees.lifecycle.scope import RunScope
+from visual_degrees.search.strategies.caption_leads import strategy as lead_search
+from visual_degrees.search.strategies.seed.selection import (
+    choose_plan,
+    offered,
+    plan_order,
+    untried_candidates,
+)
 
 
 def run(state: RunState, ctx: StepContext) -> RunState:

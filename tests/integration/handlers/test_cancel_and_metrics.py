@@ -14,8 +14,8 @@ from visual_degrees.handlers import (
     ws_get_run,
     ws_start_run,
 )
-from visual_degrees.services.event_log import EventLog
-from visual_degrees.services.run_memory import RunMemory
+from visual_degrees.lifecycle.event_log import EventLog
+from visual_degrees.lifecycle.run_memory import RunMemory
 
 START = {"action": "startRun", "personA": "Vesna Hawthorne", "personB": "Niall Halloran"}
 

@@ -14,8 +14,8 @@ import pytest
 from tests.integration.handlers.helpers import drive_execution, emf_metrics, message
 from tests.integration.handlers.test_cancel_and_metrics import start
 from visual_degrees.handlers import execution_ended, ws_cancel_run, ws_get_run
-from visual_degrees.services.event_log import EventLog
-from visual_degrees.services.run_memory import RunMemory
+from visual_degrees.lifecycle.event_log import EventLog
+from visual_degrees.lifecycle.run_memory import RunMemory
 
 FIXTURE = os.path.join(
     os.path.dirname(__file__), "..", "..", "fixtures", "events", "execution_status_change.json"

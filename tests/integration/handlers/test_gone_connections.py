@@ -14,7 +14,7 @@ from tests.integration.handlers.helpers import ENDPOINT, REGION, message
 from visual_degrees.domain.models import RunEvent
 from visual_degrees.handlers import initialize_session, ws_start_run, ws_subscribe
 from visual_degrees.handlers.wiring import using_runtime
-from visual_degrees.services.event_log import EventLog
+from visual_degrees.lifecycle.event_log import EventLog
 
 START = {"action": "startRun", "personA": "Vesna Hawthorne", "personB": "Niall Halloran"}
 

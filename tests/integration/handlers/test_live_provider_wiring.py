@@ -126,7 +126,7 @@ def test_the_planning_step_forwards_both_planner_requests_to_the_live_planner(aw
             "VD_OPENAI_MODEL": "llama3.1:8b",
         }
         planner = aws.runtime(environ=environ).providers_for("select_next_expansion").planner
-        # When the step asks it to connect the sides (services/matching only asks a planner that can)
+        # When the step asks it to connect the sides (caption_leads/matching only asks a planner that can)
         assert planner is not None and hasattr(planner, "connect")
         reply = planner.connect(connect_context())
         # Then the request reached the live planner, as a connect request

@@ -1,5 +1,5 @@
 """One use case serves the protocol on both servers: the deployed routes (handlers over moto) and the
-local server (real sockets on 127.0.0.1) hand every action to services/runs_api.RunsApi, so they
+local server (real sockets on 127.0.0.1) hand every action to lifecycle/runs_api.RunsApi, so they
 answer alike from the same code, with only their adapters differing."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from tests.support.ws_client import WsClient
 from tests.support.ws_server import bundled_sandbox, running_server
 from visual_degrees.handlers import ws_get_graph, ws_get_run, ws_start_run
 from visual_degrees.handlers.wiring import using_runtime
-from visual_degrees.services.runs_api import Caller, RunsApi
+from visual_degrees.lifecycle.runs_api import Caller, RunsApi
 from visual_degrees_tools.sandbox import EXAMPLE_PAIR, build_sandbox
 
 A, B = EXAMPLE_PAIR

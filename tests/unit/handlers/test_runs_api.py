@@ -12,10 +12,16 @@ from tests.support.fakes import ListSink
 from visual_degrees.domain.ceilings import AboveCeiling
 from visual_degrees.domain.errors import InvalidInput, ProviderError, RunNotFound
 from visual_degrees.domain.models import RunOptions, RunState
+from visual_degrees.lifecycle.event_log import EventLog
+from visual_degrees.lifecycle.run_memory import RunMemory
+from visual_degrees.lifecycle.runs_api import (
+    Caller,
+    RunsApi,
+    StartPolicy,
+    StoredSubscriptions,
+    merged_options,
+)
 from visual_degrees.protocol import TOO_MANY_RUNS, CancelRun, GetRun, ProtocolError, StartRun, Subscribe
-from visual_degrees.services.event_log import EventLog
-from visual_degrees.services.run_memory import RunMemory
-from visual_degrees.services.runs_api import Caller, RunsApi, StartPolicy, StoredSubscriptions, merged_options
 from visual_degrees_tools.adapters.sqlite_memory import SqliteMemory
 
 ALICE = Caller("conn-alice", "alice")

@@ -8,7 +8,7 @@ import pytest
 from visual_degrees.domain.errors import ConfigurationError
 from visual_degrees.handlers.wiring import AwsRuntime, LambdaEnvironment
 from visual_degrees.handlers.ws_authorizer import access_policy
-from visual_degrees.services.client_tokens import MAX_TOKEN_LENGTH, identify
+from visual_degrees.lifecycle.client_tokens import MAX_TOKEN_LENGTH, identify
 
 
 def test_the_environment_carries_run_defaults_and_the_cap():

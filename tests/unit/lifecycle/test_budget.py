@@ -4,7 +4,7 @@ import pytest
 
 from visual_degrees.domain.costs import CostTable
 from visual_degrees.domain.models import Budgets
-from visual_degrees.services.budget import Budget
+from visual_degrees.lifecycle.budget import Budget
 from visual_degrees_tools.adapters.sqlite_memory import SqliteMemory
 
 

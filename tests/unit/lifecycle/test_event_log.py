@@ -1,7 +1,7 @@
 import threading
 
 from tests.support.fakes import ListSink
-from visual_degrees.services.event_log import EventLog
+from visual_degrees.lifecycle.event_log import EventLog
 from visual_degrees_tools.adapters.sqlite_memory import SqliteMemory
 
 

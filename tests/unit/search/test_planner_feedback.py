@@ -15,13 +15,13 @@ from visual_degrees.adapters.live.http_retry import RetryPolicy
 from visual_degrees.adapters.live.planner_openai import OpenAICompatiblePlanner
 from visual_degrees.domain.errors import ProviderError
 from visual_degrees.domain.models import Person, RunOptions, RunState
+from visual_degrees.lifecycle.context import StepContext
+from visual_degrees.lifecycle.scope import RunScope
 from visual_degrees.ports import Planner, Providers
-from visual_degrees.services import matching
-from visual_degrees.services.asking import spent_tokens, unusable_feedback
-from visual_degrees.services.context import StepContext
-from visual_degrees.services.leads import LeadBook
-from visual_degrees.services.scope import RunScope
-from visual_degrees.services.selection import choose_plan
+from visual_degrees.search.asking import spent_tokens, unusable_feedback
+from visual_degrees.search.strategies.caption_leads import matching
+from visual_degrees.search.strategies.caption_leads.leads import LeadBook
+from visual_degrees.search.strategies.seed.selection import choose_plan
 from visual_degrees_tools.adapters.sqlite_memory import SqliteMemory
 
 PROSE = "Gary Sinise worked with both of them, on Apollo 13 and on Forrest Gump."

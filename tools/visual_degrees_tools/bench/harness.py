@@ -16,10 +16,10 @@ from typing import Any
 from visual_degrees.domain import strategy as strategies
 from visual_degrees.domain.costs import DEFAULT_COSTS
 from visual_degrees.domain.models import RunOptions, Strategy
+from visual_degrees.lifecycle.budget import Budget
+from visual_degrees.lifecycle.context import CacheTally
+from visual_degrees.lifecycle.event_log import run_pk
 from visual_degrees.ports import Clock
-from visual_degrees.services.budget import Budget
-from visual_degrees.services.context import CacheTally
-from visual_degrees.services.event_log import run_pk
 from visual_degrees_tools.adapters.sqlite_memory import SqliteMemory
 from visual_degrees_tools.bench.metrics import RunRecord, summarize
 from visual_degrees_tools.bench.pairs import BenchPair

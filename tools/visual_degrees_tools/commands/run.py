@@ -181,7 +181,7 @@ def _environment_of(
     """The photo web the run was made on (the one its record names, or --world/--seed/--faults),
     checked against the run's own: a photo proves a link only in the web it was found in."""
     from visual_degrees.domain.errors import RunNotFound
-    from visual_degrees.services.run_memory import RunControl
+    from visual_degrees.lifecycle.run_memory import RunControl
     from visual_degrees_tools.local import environments
 
     meta = RunControl(memory, run_id, 60).meta()

@@ -1,7 +1,7 @@
 """Run an investigation on one machine: the state machine file on the local engine, each Task's step
 in-process, run memory in SQLite (or any Memory), events to any sink, the execution history kept for
 `visual-degrees trace`. A run that stopped on a budget can be continued: a new execution over the
-same run (services/continuation.py), recorded beside the first.
+same run (lifecycle/continuation.py), recorded beside the first.
 """
 
 from __future__ import annotations
@@ -18,11 +18,11 @@ from visual_degrees.domain.ids import execution_name, new_run_id
 from visual_degrees.domain.models import DEFAULT_TTL_SECONDS, RunEvent, RunOptions, RunState
 from visual_degrees.domain.outcomes import BY_EVENT, TERMINAL_EVENTS, Outcome
 from visual_degrees.domain.requests import parse_options, validate_pair
+from visual_degrees.lifecycle import continuation
+from visual_degrees.lifecycle.context import CacheTally, Providers, StepContext
+from visual_degrees.lifecycle.event_log import EventLog
+from visual_degrees.lifecycle.run_memory import RunControl
 from visual_degrees.ports import Clock, EventSink, Memory
-from visual_degrees.services import continuation
-from visual_degrees.services.context import CacheTally, Providers, StepContext
-from visual_degrees.services.event_log import EventLog
-from visual_degrees.services.run_memory import RunControl
 from visual_degrees.steps import execute
 from visual_degrees_tools.local.asl.definition import load_definition
 from visual_degrees_tools.local.asl.engine import Execution, LocalEngine
@@ -91,7 +91,7 @@ class LocalRunner:
         sink: EventSink | None = None,
         recorded: dict[str, Any] | None = None,
     ) -> RunResult:
-        """Continue a run that stopped on a budget (services/continuation.py: RunNotFound,
+        """Continue a run that stopped on a budget (lifecycle/continuation.py: RunNotFound,
         RunInProgress, NotContinuable or InvalidInput before anything is written), to its next end.
         `budgets`: this segment's, by wire name (default: the run's own again); `via`: a hint."""
         cont = continuation.prepare(self.memory, run_id, budgets=budgets, via=via, now=time.time())

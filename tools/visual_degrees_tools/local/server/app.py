@@ -4,7 +4,7 @@
     GET /photos/…    sandbox photos by id, as SVG with labelled face boxes
     GET /ws          the WebSocket endpoint (Upgrade), as the deployed API's stage URL
 
-The protocol's actions are the deployed API's use case (services/runs_api.py) over local adapters:
+The protocol's actions are the deployed API's use case (lifecycle/runs_api.py) over local adapters:
 executions and admission in a thread pool (runs.py), replies and subscriptions through the
 connections' sessions (session.py).
 
@@ -31,9 +31,9 @@ from websockets.http11 import Request, Response
 from visual_degrees.constants import MAX_MESSAGE_BYTES
 from visual_degrees.domain.ceilings import RunCeilings
 from visual_degrees.domain.models import RunEvent, RunOptions
+from visual_degrees.lifecycle.event_log import EventLog
+from visual_degrees.lifecycle.runs_api import RunsApi, StartPolicy
 from visual_degrees.ports import Memory
-from visual_degrees.services.event_log import EventLog
-from visual_degrees.services.runs_api import RunsApi, StartPolicy
 from visual_degrees_tools.local.runner import LocalRunner, RunEnvironment
 from visual_degrees_tools.local.server.broker import Broker, BrokerSink, Published
 from visual_degrees_tools.local.server.gate import HostNames, Refusals, connection_cap, quiet_accept_errors

@@ -29,9 +29,9 @@ from typing import Any
 
 from visual_degrees.domain.ids import execution_name
 from visual_degrees.domain.models import DEFAULT_TTL_SECONDS
+from visual_degrees.lifecycle.endings import end_run
+from visual_degrees.lifecycle.event_log import run_pk
 from visual_degrees.ports import EventSink, Memory, Put
-from visual_degrees.services.endings import end_run
-from visual_degrees.services.event_log import run_pk
 from visual_degrees_tools.local.asl.history import History
 from visual_degrees_tools.local.executions import ExecutionStore
 

@@ -1,4 +1,4 @@
-"""The local server's Executions and Admission (services/runs_api.py): runs execute in a bounded
+"""The local server's Executions and Admission (lifecycle/runs_api.py): runs execute in a bounded
 thread pool on the local engine; a connection may have `per_client` of them unfinished, the server
 `max_concurrent` running and `max_waiting` queued behind them.
 
@@ -17,11 +17,11 @@ from typing import Any
 from visual_degrees.domain.errors import RunNotFound
 from visual_degrees.domain.ids import run_of_execution
 from visual_degrees.domain.models import DEFAULT_TTL_SECONDS, RunOptions, RunState
+from visual_degrees.lifecycle.continuation import segment_ended
+from visual_degrees.lifecycle.endings import end_run
+from visual_degrees.lifecycle.run_memory import RunControl
 from visual_degrees.ports import EventSink
 from visual_degrees.protocol import TOO_MANY_RUNS, ProtocolError
-from visual_degrees.services.continuation import segment_ended
-from visual_degrees.services.endings import end_run
-from visual_degrees.services.run_memory import RunControl
 from visual_degrees_tools.local.executions import ExecutionStore
 from visual_degrees_tools.local.runner import LocalRunner
 from visual_degrees_tools.local.server.pacing import Pacer

@@ -17,6 +17,7 @@ from concurrent.futures import Future
 from typing import Any, Protocol, TypeVar
 
 from visual_degrees.domain.errors import VisualDegreesError
+from visual_degrees.lifecycle.runs_api import Caller, RunsApi
 from visual_degrees.protocol import (
     RATE_LIMITED,
     TOO_MANY_RUNS,
@@ -26,7 +27,6 @@ from visual_degrees.protocol import (
     parse_message,
     reply_for,
 )
-from visual_degrees.services.runs_api import Caller, RunsApi
 from visual_degrees_tools.local.server.broker import Broker, Subscription
 from visual_degrees_tools.local.server.rate_limit import FloodGuard, RateLimits, Verdict
 
@@ -109,7 +109,7 @@ class Outbox:
 
 
 class Session:
-    """One connection: frames in, the protocol's use case (services/runs_api.py) in an I/O thread,
+    """One connection: frames in, the protocol's use case (lifecycle/runs_api.py) in an I/O thread,
     its replies and the followed runs' events out through the outbox."""
 
     def __init__(
@@ -195,7 +195,7 @@ class Session:
 
 
 class Sessions:
-    """The local server's Replies and Subscriptions (services/runs_api.py): connections by id. The
+    """The local server's Replies and Subscriptions (lifecycle/runs_api.py): connections by id. The
     use case runs in I/O threads; everything it asks of a connection is done on the loop, in order,
     so a reply always precedes the events of the subscription made after it."""
 

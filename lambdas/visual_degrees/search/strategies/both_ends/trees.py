@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from typing import Literal
 
 from visual_degrees.domain.queries import GROUP_FIRST, discovery_query
-from visual_degrees.services.run_memory import Rounds
-from visual_degrees.services.scope import RunScope
+from visual_degrees.lifecycle.run_memory import Rounds
+from visual_degrees.lifecycle.scope import RunScope
 
 Side = Literal["A", "B"]
 # Discovery searches about one person. The first (group-first: "X cast") shows most of whom a search

@@ -18,10 +18,10 @@ from dataclasses import dataclass
 from visual_degrees.domain.models import ImageHit
 from visual_degrees.domain.paths import edge_id
 from visual_degrees.domain.queries import pair_query
-from visual_degrees.services.evidence import record
-from visual_degrees.services.leads import LeadBook
-from visual_degrees.services.observe import Observed, read_page, recognise
-from visual_degrees.services.scope import RunScope
+from visual_degrees.lifecycle.scope import RunScope
+from visual_degrees.search.evidence import record
+from visual_degrees.search.observe import Observed, read_page, recognise
+from visual_degrees.search.strategies.caption_leads.leads import LeadBook
 
 # Relative prices of proving a pair (a search costs five recognitions at list prices); a hunch costs
 # a search plus the chance that the planner is wrong, a guest photo a recognition that often misses.
@@ -30,7 +30,7 @@ COST_LEAD = 1.0
 COST_GUEST = 2.0
 COST_RETRY = 6.0  # named together, but every photo in hand failed: a pair search may find more
 COST_HUNCH = 8.0
-COST_USER_HUNCH = 0.1  # the user's hint (services/hints.py): checked before any other lead
+COST_USER_HUNCH = 0.1  # the user's hint (search/hints.py): checked before any other lead
 COST_WEAK = 5.0  # a link shown only by a photo that may be a lookalike: a second photo is needed
 PHOTOS_PER_TRY = 2  # photos of one pair recognised at once (concurrently)
 

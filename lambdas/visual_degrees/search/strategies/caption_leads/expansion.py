@@ -15,10 +15,10 @@ from dataclasses import dataclass
 from typing import Literal
 
 from visual_degrees.domain.queries import discovery_query, pair_query
-from visual_degrees.services import hints
-from visual_degrees.services.chains import name, neighbours, pair_cost
-from visual_degrees.services.leads import LeadBook
-from visual_degrees.services.scope import RunScope
+from visual_degrees.lifecycle.scope import RunScope
+from visual_degrees.search import hints
+from visual_degrees.search.strategies.caption_leads.chains import name, neighbours, pair_cost
+from visual_degrees.search.strategies.caption_leads.leads import LeadBook
 
 Side = Literal["A", "B"]
 

@@ -17,8 +17,8 @@ from visual_degrees.domain.captions import event_words, people_in_title, same_ev
 from visual_degrees.domain.models import ImageHit
 from visual_degrees.domain.paths import edge_id
 from visual_degrees.domain.queries import pair_query
-from visual_degrees.services.observe import page_size
-from visual_degrees.services.scope import RunScope
+from visual_degrees.lifecycle.scope import RunScope
+from visual_degrees.search.observe import page_size
 
 
 @dataclass

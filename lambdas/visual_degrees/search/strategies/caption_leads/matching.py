@@ -20,12 +20,12 @@ from visual_degrees.domain.planning import (
     SidePerson,
     validate_connect,
 )
+from visual_degrees.lifecycle.scope import RunScope
 from visual_degrees.ports import Planner
-from visual_degrees.services.asking import ask_with_feedback
-from visual_degrees.services.chains import name
-from visual_degrees.services.expansion import sides, unlinked_ends
-from visual_degrees.services.leads import LeadBook
-from visual_degrees.services.scope import RunScope
+from visual_degrees.search.asking import ask_with_feedback
+from visual_degrees.search.strategies.caption_leads.chains import name
+from visual_degrees.search.strategies.caption_leads.expansion import sides, unlinked_ends
+from visual_degrees.search.strategies.caption_leads.leads import LeadBook
 
 MAX_ATTEMPTS = 2  # each attempt is one LLM call, reserved against the LLM budget
 MAX_FAILED_SHOWN = 20

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from visual_degrees.domain.captions import dated_event, event_in_title
 from visual_degrees.domain.queries import event_query
-from visual_degrees.services.leads import LeadBook
-from visual_degrees.services.scope import RunScope
+from visual_degrees.lifecycle.scope import RunScope
+from visual_degrees.search.strategies.caption_leads.leads import LeadBook
 
 EVENT_SEARCHES = 3  # event pages one person's rescue may read
 SIDE_SEARCHES = 4  # event pages the sides nobody is left to search on may read, in all

@@ -21,11 +21,11 @@ from typing import Any
 
 from visual_degrees.domain.queries import event_query, pair_query
 from visual_degrees.domain.wording import plural
-from visual_degrees.services import chains, expansion, matching, rescue
-from visual_degrees.services.confirm import settle
-from visual_degrees.services.leads import LeadBook
-from visual_degrees.services.observe import Observed
-from visual_degrees.services.scope import RunScope
+from visual_degrees.lifecycle.scope import RunScope
+from visual_degrees.search.confirm import settle
+from visual_degrees.search.observe import Observed
+from visual_degrees.search.strategies.caption_leads import chains, expansion, matching, rescue
+from visual_degrees.search.strategies.caption_leads.leads import LeadBook
 
 # Searches an unseen end's rescue may spend (the planner's hunches about them, checked by pair
 # searches whose pages show their co-stars with unnamed guests).

@@ -14,13 +14,13 @@ from typing import Any
 
 from visual_degrees.domain.queries import GROUP_FIRST, discovery_query
 from visual_degrees.domain.wording import plural
-from visual_degrees.services import both_ends
-from visual_degrees.services.confirm import settle
-from visual_degrees.services.evidence import graph_connects, record, search
-from visual_degrees.services.known_edges import import_known
-from visual_degrees.services.observe import Observed
-from visual_degrees.services.scope import RunScope
-from visual_degrees.services.selection import untried_candidates
+from visual_degrees.lifecycle.scope import RunScope
+from visual_degrees.search.confirm import settle
+from visual_degrees.search.evidence import graph_connects, record, search
+from visual_degrees.search.known_edges import import_known
+from visual_degrees.search.observe import Observed
+from visual_degrees.search.strategies.both_ends import trees as both_ends
+from visual_degrees.search.strategies.seed.selection import untried_candidates
 
 
 @dataclass

@@ -10,9 +10,9 @@ from visual_degrees.domain.planning import (
     fallback_plan,
     validate_reply,
 )
-from visual_degrees.services.asking import ask_with_feedback
-from visual_degrees.services.run_memory import Candidate
-from visual_degrees.services.scope import RunScope
+from visual_degrees.lifecycle.run_memory import Candidate
+from visual_degrees.lifecycle.scope import RunScope
+from visual_degrees.search.asking import ask_with_feedback
 
 MAX_PLANNER_ATTEMPTS = 2  # each attempt is one LLM call, reserved against the LLM budget
 MAX_OFFERED = 20  # candidates shown to the planner (the best by the fallback order)
