@@ -35,10 +35,11 @@ LAYERS: list[tuple[str, int]] = [
     ("visual_degrees.config", 3),  # before: the settings model and the secret adapter
     ("visual_degrees.services", 4),  # before: the run's life and the search in one folder
     ("visual_degrees.lifecycle", 4),
-    ("visual_degrees.search", 5),
-    ("visual_degrees.steps", 6),
-    ("visual_degrees.handlers", 7),
-    ("visual_degrees_tools", 8),
+    ("visual_degrees.search", 5),  # the search core: observation, evidence, the graph, the port
+    ("visual_degrees.search.strategies", 6),  # the strategies, each its own sub-package
+    ("visual_degrees.steps", 7),
+    ("visual_degrees.handlers", 8),
+    ("visual_degrees_tools", 9),
 ]
 
 

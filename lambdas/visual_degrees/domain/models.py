@@ -153,6 +153,13 @@ class RunEvent(Model):
 
 # ---- run configuration and the execution payload --------------------------------------------
 
+# The two sides of a run: everyone a search has tied to A, and everyone tied to B.
+Side = Literal["A", "B"]
+
+
+def other_side(side: Side) -> Side:
+    return "B" if side == "A" else "A"
+
 
 # How long a run's memory lives (RunOptions.ttl_seconds): the one default every reader falls back on.
 DEFAULT_TTL_SECONDS = 1800
@@ -173,7 +180,7 @@ class RunOptions(Model):
     budgets: Budgets = Field(default_factory=Budgets)
     strategy: Strategy = "default"
     # Knobs of the strategy switched for this run (ablations: `{"both_ends": false}`); empty in
-    # production. Validated against the strategy here, resolved once per step by RunScope.
+    # production. Validated against the strategy here, resolved per step by search/strategies.
     knobs: dict[str, bool] = Field(default_factory=dict, max_length=32)
     # A person the user believes connects A and B (a hint: a lead checked first, never a link).
     # Its name rules are domain/requests.validate_hint's, checked where the run is asked for.
@@ -201,7 +208,7 @@ class RunOptions(Model):
         return data
 
     def resolved_knobs(self) -> Knobs:
-        """The strategy's knobs with this run's switches (RunScope keeps them for its step)."""
+        """The strategy's knobs with this run's switches (the run's search strategy keeps them)."""
         return with_changes(self.strategy, self.knobs)
 
 
@@ -224,7 +231,7 @@ class RunState(Model):
     # adds one more edge, so expansion may continue only while hop < hop_ceiling = max_hops - 1.
     hop: int = 0
     hop_ceiling: int = 5
-    side: Literal["A", "B"] = "A"
+    side: Side = "A"
     frontier: str | None = None
     path: list[str] = Field(default_factory=list)
     selected: str | None = None
@@ -246,6 +253,14 @@ class RunState(Model):
     def _ceiling_follows_options(self) -> RunState:
         self.hop_ceiling = self.options.max_hops - 1
         return self
+
+    def end(self, side: Side) -> Person:
+        """The end a side grows from: A for A's side, B for B's."""
+        return self.person_a if side == "A" else self.person_b
+
+    def far_end(self, side: Side | None = None) -> Person:
+        """The end a side is searching towards (default: the frontier's side): B for A's side."""
+        return self.end(other_side(side or self.side))
 
     def advanced(self, **changes: Any) -> RunState:
         """The next state: the step counter moves on; per-step flags reset unless given."""

@@ -5,9 +5,12 @@ every candidate re-verified with a fresh pair search. `default` is what we ship;
 one idea from issue 6, measured on its own in docs/benchmarks/ (the ablation table there).
 
 A run's knobs are its strategy's row of the table below with the switches its options name
-(`RunOptions.knobs`, validated by `with_changes`); `RunScope` resolves them once per step, so every
-reader asks the run, never the process. Benchmarks switch single knobs off that way to measure what
-each is worth; two runs with different knobs in one process never see each other's.
+(`RunOptions.knobs`, validated by `with_changes`). Two of them choose which implementation of the
+search port runs the steps (search/strategies: `caption_leads`, else `both_ends`, else the seed's
+rounds); that implementation reads the others it owns, and passes what they say about observing
+and keeping evidence to the search core as its `Rules` (search/scope.py). Nothing reads a
+module-level table: benchmarks switch single knobs off per run, and two runs with different knobs in
+one process never see each other's.
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
-"""One step of one run: its memory, budget, event emitter, identity rules and strategy in one place.
+"""One step of one run as its life goes: its payload and options, its memory, budget and event log,
+the journal of its decisions and the one writer of its ending.
 
-`knobs` are the run's own (its strategy with the switches its options name), resolved once here:
-services ask the scope, never a module-level table, so runs with different strategies can share a
-process (the local server, a warm Lambda, a benchmark) without seeing each other's choices.
+The search sees a run through search/scope.SearchScope, which adds the verified graph and who is
+who; nothing here knows how a run searches (its strategy and knobs are the search's).
 """
 
 from __future__ import annotations
@@ -10,15 +10,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from visual_degrees.domain.models import EventType, Face, Person, RunEvent, RunOptions, RunState
-from visual_degrees.domain.strategy import Knobs
+from visual_degrees.domain.models import EventType, RunEvent, RunOptions, RunState
 from visual_degrees.lifecycle.budget import Budget, Resource
 from visual_degrees.lifecycle.context import StepContext
 from visual_degrees.lifecycle.continuation import POSITION_FIELDS, close_segment, segments_summary
 from visual_degrees.lifecycle.endings import end_run
 from visual_degrees.lifecycle.event_log import EventLog
 from visual_degrees.lifecycle.run_memory import RunMemory, SharedMemory
-from visual_degrees.search.run_graph import RunGraph
 
 T = TypeVar("T")
 
@@ -28,7 +26,6 @@ class RunScope:
         self.ctx = ctx
         self.state = state
         self.options: RunOptions = state.options
-        self.knobs: Knobs = state.options.resolved_knobs()
         ttl = state.options.ttl_seconds
         memory = RunMemory(ctx.memory, state.run_id, ttl)
         self.control, self.caches = memory.control, memory.caches
@@ -37,16 +34,6 @@ class RunScope:
         self.log = EventLog(ctx.memory, ctx.sink, ttl_seconds=ttl)
         self.shared = SharedMemory(ctx.memory, ctx.providers.web)
         self._emitted = 0
-        self._graph: RunGraph | None = None
-        self._pins: dict[str, str] = {}  # a pin never changes once written, so it may be cached
-        self._names: dict[str, str] = {}
-
-    @property
-    def graph(self) -> RunGraph:
-        """The run's verified graph, read once per step (see run_graph.py); `flush` writes it back."""
-        if self._graph is None:
-            self._graph = RunGraph(self.evidence)
-        return self._graph
 
     # ---- events ------------------------------------------------------------------------------
 
@@ -113,48 +100,3 @@ class RunScope:
         if self.runtime_exceeded():
             return "runtime"
         return None if self.budget.reserve(resource) else resource
-
-    # ---- identity ----------------------------------------------------------------------------
-
-    def people(self, faces: list[Face]) -> dict[str, Face]:
-        """Faces at or above the threshold, one per person key, consistent with pinned identities.
-
-        The first accepted sighting of a name pins its celebrity id for the rest of the run; a face
-        with the same name and another id (a namesake or lookalike) is never accepted afterwards.
-        """
-        accepted: dict[str, Face] = {}
-        for face in sorted(faces, key=lambda f: -f.confidence):
-            if face.confidence < self.options.threshold or not face.key or face.key in accepted:
-                continue
-            if self.pinned(face.key, face) == face.celebrity_id:
-                accepted[face.key] = face
-        return accepted
-
-    def pinned(self, key: str, face: Face | None = None) -> str | None:
-        """The celebrity id `key` is pinned to; with `face`, pin it to that face's id if nobody is."""
-        pinned = self._pins.get(key) or self.evidence.pinned_id(key)
-        if pinned is None and face is not None:
-            pinned = self.evidence.pin(key, face.celebrity_id)
-            self.evidence.remember_person(Person(key=key, name=face.name))
-            self._names.setdefault(key, self.evidence.name_of(key) or face.name)
-        if pinned is not None:
-            self._pins[key] = pinned
-        return pinned
-
-    def agrees(self, key: str, celebrity_id: str, name: str) -> bool:
-        """Whether `key` may be `celebrity_id` (pinning it if nobody is): evidence from another run
-        is used only for the very people this run has seen, never for a namesake."""
-        face = Face(name=name, celebrity_id=celebrity_id, confidence=100.0)
-        return bool(celebrity_id) and self.pinned(key, face) == celebrity_id
-
-    def person(self, key: str) -> Person:
-        """A person by key with their display name (A and B are always known)."""
-        for p in (self.state.person_a, self.state.person_b):
-            if p.key == key:
-                return p
-        name = self._names.get(key)
-        if name is None:
-            name = self.evidence.name_of(key)
-            if name is not None:  # a remembered name never changes; an unknown one may yet appear
-                self._names[key] = name
-        return Person(key=key, name=name or key)

@@ -14,7 +14,7 @@ from visual_degrees.domain.errors import (
     TransientProviderError,
     VisualDegreesError,
 )
-from visual_degrees.lifecycle.scope import RunScope
+from visual_degrees.search.scope import SearchScope
 
 T = TypeVar("T")
 MAX_FEEDBACK = 300  # characters of an adapter's error message fed back to the planner
@@ -29,7 +29,7 @@ R = TypeVar("R", bound=Reply)
 
 
 def ask_with_feedback(
-    scope: RunScope,
+    scope: SearchScope,
     attempts: int,
     call: Callable[[list[str]], R],
     validate: Callable[[R], tuple[T | None, list[str]]],

@@ -16,25 +16,24 @@ from itertools import pairwise
 
 from visual_degrees.domain.paths import edge_id
 from visual_degrees.domain.queries import pair_query
-from visual_degrees.lifecycle.scope import RunScope
 from visual_degrees.search.evidence import record, search
 from visual_degrees.search.observe import Observed
+from visual_degrees.search.scope import SearchScope
 
 MAX_CONFIRMATIONS = 3  # pair searches one step may spend confirming weak pairs
 
 
-def settle(scope: RunScope, tag: str, *, claimed: bool = False) -> tuple[bool, Observed]:
+def settle(scope: SearchScope, tag: str, *, claimed: bool = False) -> tuple[bool, Observed]:
     """May the run finish now? (reached, what the confirming searches observed, for budget flags).
 
     `claimed`: the step proved the final link itself (the seed's way to finish). Each confirmation
     is journalled under `tag`, so a re-run step replays the same searches and the same events.
     """
-    knobs = scope.knobs
     state = scope.state
     a, b, hops = state.person_a.key, state.person_b.key, scope.options.max_hops
-    if not knobs.record_all_edges:
+    if not scope.rules.record_all_edges:
         return claimed, Observed()
-    strong = scope.knobs.strong_confidence
+    strong = scope.rules.strong_confidence
     if strong is None:
         return claimed or scope.graph.connects(a, b, hops), Observed()
     last = Observed()
@@ -53,7 +52,7 @@ def settle(scope: RunScope, tag: str, *, claimed: bool = False) -> tuple[bool, O
     return scope.graph.connects(a, b, hops, strong), last
 
 
-def _weak_pair(scope: RunScope, strong: float) -> list[str] | None:
+def _weak_pair(scope: SearchScope, strong: float) -> list[str] | None:
     """The first unconfirmed weak pair on a chain A..B through pairs not doubted, or None when a
     trusted chain exists already or no chain does."""
     state = scope.state

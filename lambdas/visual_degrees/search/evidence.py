@@ -8,16 +8,16 @@ from itertools import combinations
 
 from visual_degrees.domain.models import Edge, Evidence, Face
 from visual_degrees.domain.titles import mentions, not_a_portrait
-from visual_degrees.lifecycle.scope import RunScope
 from visual_degrees.search.observe import Observation, Observed, observe
+from visual_degrees.search.scope import SearchScope
 
 
-def search(scope: RunScope, query: str, *, skip_portraits_of: Collection[str] = ()) -> Observed:
+def search(scope: SearchScope, query: str, *, skip_portraits_of: Collection[str] = ()) -> Observed:
     """observe() as the run's strategy has it: concurrent recognition, the cross-run cache, and (for
     discovery and bridging) no paid recognition of results titled as portraits of those named."""
-    knobs = scope.knobs
-    worth = not_a_portrait(list(skip_portraits_of)) if knobs.skip_portraits and skip_portraits_of else None
-    return observe(scope, query, parallel=knobs.parallel_images, shared=knobs.shared_cache, worth=worth)
+    rules = scope.rules
+    worth = not_a_portrait(list(skip_portraits_of)) if rules.skip_portraits and skip_portraits_of else None
+    return observe(scope, query, parallel=rules.parallel_images, shared=rules.shared_cache, worth=worth)
 
 
 def evidence_of(obs: Observation, a: Face | None, b: Face) -> Evidence:
@@ -38,7 +38,7 @@ def evidence_of(obs: Observation, a: Face | None, b: Face) -> Evidence:
 
 
 def accept_edge(
-    scope: RunScope, a: str, b: str, evidence: Evidence, *, card: bool = True, remember: bool | None = None
+    scope: SearchScope, a: str, b: str, evidence: Evidence, *, card: bool = True, remember: bool | None = None
 ) -> Edge:
     """Add a verified co-appearance to the run graph; with `card`, announce its photo (one `evidence`
     event per photo, naming everyone it proves: see announce_photo). Without a card the edge still
@@ -49,15 +49,15 @@ def accept_edge(
     edge = Edge(a=a, b=b, name_a=scope.person(a).name, name_b=scope.person(b).name, evidence=evidence)
     if scope.graph.add(edge, vouched=beyond_doubt(scope, edge)) and card:
         announce(scope, edge)
-    if (card if remember is None else remember) and scope.knobs.evidence_graph:
+    if (card if remember is None else remember) and scope.rules.remember_edges:
         scope.shared.remember_edge(edge)
     return edge
 
 
-def beyond_doubt(scope: RunScope, edge: Edge) -> bool:
+def beyond_doubt(scope: SearchScope, edge: Edge) -> bool:
     """Does this photo alone settle the pair? Each face is matched at >= the strategy's strong
     confidence, or named by the photo's caption (see confirm.py)."""
-    strong = scope.knobs.strong_confidence
+    strong = scope.rules.strong_confidence
     if strong is None:
         return True
     ev = edge.evidence
@@ -67,7 +67,7 @@ def beyond_doubt(scope: RunScope, edge: Edge) -> bool:
     )
 
 
-def announce(scope: RunScope, edge: Edge) -> None:
+def announce(scope: SearchScope, edge: Edge) -> None:
     """Show the photo proving `edge` (once per photo: a photo already shown names it already)."""
     ev = edge.evidence
     people = {
@@ -77,7 +77,7 @@ def announce(scope: RunScope, edge: Edge) -> None:
     announce_photo(scope, ev, people)
 
 
-def announce_photo(scope: RunScope, evidence: Evidence, people: dict[str, Face]) -> None:
+def announce_photo(scope: SearchScope, evidence: Evidence, people: dict[str, Face]) -> None:
     """One `evidence` event per photo: everyone recognised in it at >= the threshold, and every pair
     it proves. The first pair (the strongest) also fills the single-pair fields older clients read."""
     keys = sorted(people, key=lambda k: (-people[k].confidence, k))
@@ -121,7 +121,7 @@ def photo_key(image_url: str) -> str:
 
 
 def record(
-    scope: RunScope, observed: Observed, frontier: str | None, focus: Collection[str] | None = ()
+    scope: SearchScope, observed: Observed, frontier: str | None, focus: Collection[str] | None = ()
 ) -> None:
     """Count who appears near `frontier` (candidates), and add proven pairs to the run graph.
 
@@ -130,7 +130,7 @@ def record(
     photo, so the event stream stays readable. A pair shown later (a path, the final chain) has its
     photo announced then.
     """
-    record_all = scope.knobs.record_all_edges
+    record_all = scope.rules.record_all_edges
     for obs in observed.observations:
         people = scope.people(obs.faces)
         if record_all and len(people) > 1:
@@ -154,7 +154,7 @@ def record(
     scope.graph.flush()
 
 
-def find_pair(scope: RunScope, observed: Observed, a: str, b: str) -> Edge | None:
+def find_pair(scope: SearchScope, observed: Observed, a: str, b: str) -> Edge | None:
     """The strongest photo among `observed` that shows both a and b at >= threshold, as an edge."""
     best: tuple[float, Evidence] | None = None
     for obs in observed.observations:
@@ -170,18 +170,10 @@ def find_pair(scope: RunScope, observed: Observed, a: str, b: str) -> Edge | Non
     return edge
 
 
-def graph_connects(scope: RunScope) -> bool:
+def graph_connects(scope: SearchScope) -> bool:
     """Does the run's verified graph already hold a chain A..B within max hops?"""
-    if not scope.knobs.record_all_edges:
+    if not scope.rules.record_all_edges:
         return False
     state = scope.state
-    strong = scope.knobs.strong_confidence
+    strong = scope.rules.strong_confidence
     return scope.graph.connects(state.person_a.key, state.person_b.key, scope.options.max_hops, strong)
-
-
-def budget_flags(scope: RunScope, *observed: Observed) -> dict[str, object]:
-    """Which budget (if any) ended this step's spending: a refused reservation or the runtime."""
-    exhausted = next((o.exhausted for o in observed if o.exhausted), None)
-    if exhausted is None and scope.runtime_exceeded():
-        exhausted = "runtime"
-    return {"budget_exhausted": exhausted is not None, "exhausted": exhausted}

@@ -4,8 +4,8 @@ A hint is a lead, never a link. It becomes two hunches, A–via and via–B, kep
 over anything the planner said about those pairs; the chain agenda prices a user's hunch below
 every other lead (chains.pair_cost), so the run checks those two pairs first, with pair searches
 and photos like any lead. If they fail, the expansion reads via's own page first
-(expansion.next_expansion), so via's co-stars can bridge the side that failed. Only photos make
-links: the ending says whether the hint was confirmed (a chain through via, or a photo of via with
+(caption_leads/expansion.unsearched_hint), so via's co-stars can bridge the side that failed. Only
+photos make links: the ending says whether the hint was confirmed (a chain through via, or a photo of via with
 each end), citing the photos that show via with A, with B and with their neighbours on the chain.
 """
 
@@ -14,14 +14,12 @@ from __future__ import annotations
 from typing import Any
 
 from visual_degrees.domain.models import Person
-from visual_degrees.domain.names import name_key
 from visual_degrees.domain.requests import validate_hint
-from visual_degrees.lifecycle.scope import RunScope
 from visual_degrees.search.evidence import announce
-from visual_degrees.search.strategies.caption_leads.leads import LeadBook
+from visual_degrees.search.scope import SearchScope
 
 
-def take(scope: RunScope) -> Person | None:
+def take(scope: SearchScope) -> Person | None:
     """Record the run's hint, if it has one, as the user's hunches, and say so (S0)."""
     via = scope.options.via
     if not via:
@@ -44,23 +42,7 @@ def take(scope: RunScope) -> Person | None:
     return hint
 
 
-def unsearched(scope: RunScope, book: LeadBook) -> str | None:
-    """The hint's person, when their own page is still to be read and the hint is not confirmed
-    yet: the expansion reads it before anyone else's."""
-    via = scope.options.via
-    if not via:
-        return None
-    key = name_key(via)
-    if book.searched(key) or book.complete(key):
-        return None
-    a, b = scope.state.person_a.key, scope.state.person_b.key
-    graph = scope.graph
-    if graph.confidence(a, key) is not None and graph.confidence(key, b) is not None:
-        return None
-    return key
-
-
-def report(scope: RunScope, chain: list[str] | None = None) -> dict[str, Any] | None:
+def report(scope: SearchScope, chain: list[str] | None = None) -> dict[str, Any] | None:
     """What became of the hint, for the run's ending (None: the run has none): `confirmed` when
     the chain goes through via or photos show via with both ends; `links`, the photos showing via
     with A, with B and with their neighbours on the chain (each announced, so each has its card);

@@ -10,8 +10,10 @@ from collections import deque
 from typing import Any
 
 from visual_degrees.domain.models import Edge
-from visual_degrees.lifecycle.scope import RunScope
 from visual_degrees.search.evidence import accept_edge
+from visual_degrees.search.observe import Observed
+from visual_degrees.search.port import StepResult
+from visual_degrees.search.scope import SearchScope
 
 # Evidence-graph reads one question may make while looking for a chain (each read is one query).
 MAX_READS = 40
@@ -19,19 +21,29 @@ MAX_READS = 40
 MAX_ADOPTED = 60
 
 
-def import_known(scope: RunScope, key: str) -> int:
+def earlier_chain(scope: SearchScope) -> StepResult | None:
+    """S1 of every strategy, with the evidence graph: a chain A..B that earlier runs proved answers
+    first, for free (the look is journalled: a re-run of the step sees the same answer)."""
+    if not (scope.rules.remember_edges and scope.decide("remembered", lambda: chain_in_memory(scope))):
+        return None
+    a, b = scope.state.person_a, scope.state.person_b
+    scope.status(f"Earlier runs already proved a chain from {a.name} to {b.name}")
+    return StepResult(reached=True, observed=(Observed(),))
+
+
+def import_known(scope: SearchScope, key: str) -> int:
     """Add the remembered edges touching `key` to the run graph; how many pairs were new."""
-    if not scope.knobs.evidence_graph:
+    if not scope.rules.remember_edges:
         return 0
     added = sum(_adopt(scope, edge, card=False) for edge in scope.shared.known_edges(key, MAX_ADOPTED))
     scope.graph.flush()
     return added
 
 
-def chain_in_memory(scope: RunScope) -> bool:
+def chain_in_memory(scope: SearchScope) -> bool:
     """Look for a chain A..B within max hops among remembered edges (breadth first from both ends,
     at most MAX_READS reads); adopt its edges if there is one."""
-    if not scope.knobs.evidence_graph:
+    if not scope.rules.remember_edges:
         return False
     a, b = scope.state.person_a.key, scope.state.person_b.key
     max_hops = scope.options.max_hops
@@ -57,7 +69,7 @@ def chain_in_memory(scope: RunScope) -> bool:
                     for e in chain:
                         _adopt(scope, e, card=True)
                     scope.graph.flush()
-                    return scope.graph.connects(a, b, max_hops, scope.knobs.strong_confidence)
+                    return scope.graph.connects(a, b, max_hops, scope.rules.strong_confidence)
             if depth[side][nxt] < max_hops:
                 queues[side].append(nxt)
     return False
@@ -71,7 +83,7 @@ def _walk(parents: dict[str, dict[str, Any] | None], node: str) -> list[dict[str
     return links
 
 
-def _adopt(scope: RunScope, edge: Edge, *, card: bool, check_only: bool = False) -> bool:
+def _adopt(scope: SearchScope, edge: Edge, *, card: bool, check_only: bool = False) -> bool:
     ev = edge.evidence
     for key, cid, name in ((edge.a, ev.id_a, edge.name_a), (edge.b, ev.id_b, edge.name_b)):
         pinned = scope.pinned(key)

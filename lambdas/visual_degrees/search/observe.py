@@ -17,7 +17,7 @@ from typing import TypeVar
 
 from visual_degrees.domain.errors import ProviderError, SearchUnavailable, TransientProviderError
 from visual_degrees.domain.models import Face, FetchedImage, ImageHit
-from visual_degrees.lifecycle.scope import RunScope
+from visual_degrees.search.scope import SearchScope
 
 T = TypeVar("T")
 
@@ -46,7 +46,7 @@ class _Refused(Exception):
 
 
 def observe(
-    scope: RunScope,
+    scope: SearchScope,
     query: str,
     *,
     parallel: bool,
@@ -65,7 +65,7 @@ def observe(
     return recognise(scope, hits, query, parallel=parallel, shared=shared, into=result)
 
 
-def read_page(scope: RunScope, query: str, *, shared: bool, result: Observed) -> list[ImageHit] | None:
+def read_page(scope: SearchScope, query: str, *, shared: bool, result: Observed) -> list[ImageHit] | None:
     """One request's worth of results for `query` (as many as the engine returns for one paid
     request: `page_size`, Brave 200, Google 10), their titles to read as leads; None when the search
     budget refused (noted in `result`). Nothing is recognised here."""
@@ -76,14 +76,14 @@ def read_page(scope: RunScope, query: str, *, shared: bool, result: Observed) ->
     return hits
 
 
-def page_size(scope: RunScope) -> int:
+def page_size(scope: SearchScope) -> int:
     """Results one paid request returns (the search adapter's `page_size`, else images_per_search)."""
     size = getattr(scope.ctx.providers.search, "page_size", None)
     return size if isinstance(size, int) and size > 0 else scope.options.images_per_search
 
 
 def recognise(
-    scope: RunScope,
+    scope: SearchScope,
     hits: list[ImageHit],
     query: str,
     *,
@@ -109,7 +109,9 @@ def recognise(
     return result
 
 
-def _search(scope: RunScope, query: str, shared: bool, result: Observed, count: int) -> list[ImageHit] | None:
+def _search(
+    scope: SearchScope, query: str, shared: bool, result: Observed, count: int
+) -> list[ImageHit] | None:
     """The query's hits: from this run's cache, earlier runs' (`shared`), else one paid search;
     None when the search budget refused (noted in `result`)."""
     hits = scope.caches.cached_search(query)
@@ -145,7 +147,7 @@ def _search(scope: RunScope, query: str, shared: bool, result: Observed, count: 
 MAX_SEARCH_FAILURES_IN_A_ROW = 4
 
 
-def _search_failed(scope: RunScope, exc: ProviderError | TransientProviderError) -> None:
+def _search_failed(scope: SearchScope, exc: ProviderError | TransientProviderError) -> None:
     in_a_row = scope.budget.note_search_outcome(failed=True)
     if in_a_row >= MAX_SEARCH_FAILURES_IN_A_ROW:
         raise SearchUnavailable(
@@ -154,7 +156,7 @@ def _search_failed(scope: RunScope, exc: ProviderError | TransientProviderError)
 
 
 def _recognise_all(
-    scope: RunScope,
+    scope: SearchScope,
     fetched: list[_Fetched | BaseException | None],
     shared: bool,
     parallel: bool,
@@ -190,7 +192,7 @@ def _recognise_all(
     return faces_of
 
 
-def _run(scope: RunScope, calls: list[Callable[[], T]], parallel: bool) -> list[T | BaseException]:
+def _run(scope: SearchScope, calls: list[Callable[[], T]], parallel: bool) -> list[T | BaseException]:
     """All calls concurrently (the clock decides what that costs), or in turn until a budget refuses."""
     if parallel and len(calls) > 1:
         return scope.ctx.clock.gather(calls)
@@ -213,7 +215,7 @@ class _Fetched:
     image: FetchedImage | None  # None when the fetch was cached by an earlier attempt or run
 
 
-def _fetch(scope: RunScope, hit: ImageHit, shared: bool) -> _Fetched | None:
+def _fetch(scope: SearchScope, hit: ImageHit, shared: bool) -> _Fetched | None:
     """The usable image behind `hit` (fetch results cached per URL), or None if it is unusable."""
     mem = scope.caches
     cached = mem.cached_fetch(hit.image_url)
@@ -233,7 +235,7 @@ def _fetch(scope: RunScope, hit: ImageHit, shared: bool) -> _Fetched | None:
     return _Fetched(hit, image.sha256, image)
 
 
-def _recognise(scope: RunScope, got: _Fetched, shared: bool) -> list[Face] | None:
+def _recognise(scope: SearchScope, got: _Fetched, shared: bool) -> list[Face] | None:
     """Recognise one picture (reserving a recognition first) into the run's cache by sha256."""
     image = got.image
     if image is None:  # fetched by an earlier attempt (or run) that did not get to recognise it

@@ -6,11 +6,11 @@ from __future__ import annotations
 from itertools import pairwise
 from typing import Any
 
-from visual_degrees.lifecycle.scope import RunScope
 from visual_degrees.search.evidence import announce
+from visual_degrees.search.scope import SearchScope
 
 
-def partial_paths(scope: RunScope) -> tuple[list[str], list[str]]:
+def partial_paths(scope: SearchScope) -> tuple[list[str], list[str]]:
     """The longest chains of links the run holds from A, and from B (person keys, each starting at
     its end; [end] alone when nothing links to it)."""
     state = scope.state
@@ -23,7 +23,7 @@ def partial_paths(scope: RunScope) -> tuple[list[str], list[str]]:
     return found[0], found[1]
 
 
-def partial_paths_payload(scope: RunScope) -> dict[str, list[str]]:
+def partial_paths_payload(scope: SearchScope) -> dict[str, list[str]]:
     """How far each side got, for no_path and cancelled: `partialPath` reads from A, and
     `partialPathFromB` (only when B's side grew) from B."""
     from_a, from_b = partial_paths(scope)
@@ -38,7 +38,7 @@ def partial_paths_payload(scope: RunScope) -> dict[str, list[str]]:
     return payload
 
 
-def chain_payload(scope: RunScope, keys: list[str]) -> dict[str, Any]:
+def chain_payload(scope: SearchScope, keys: list[str]) -> dict[str, Any]:
     """Names and links of a chain of links, each link's photo announced (once per photo)."""
     edges = []
     for a, b in pairwise(keys):
@@ -60,7 +60,7 @@ def chain_payload(scope: RunScope, keys: list[str]) -> dict[str, Any]:
     return {"path": [scope.person(k).name for k in keys], "hop": len(keys) - 1, "edges": edges}
 
 
-def show_progress(scope: RunScope, x: str, y: str) -> None:
+def show_progress(scope: SearchScope, x: str, y: str) -> None:
     """A `path_update` for the link x–y just proven: the chain of links it extends, read from A's
     side if it reaches A, else towards B if it reaches B, else the pair alone."""
     state = scope.state

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from visual_degrees.domain.models import RunState
 from visual_degrees.lifecycle.context import StepContext
-from visual_degrees.lifecycle.scope import RunScope
 from visual_degrees.search.progress import partial_paths_payload
+from visual_degrees.search.strategies import begin
 
 
 def run(state: RunState, ctx: StepContext) -> RunState:
-    scope = RunScope(ctx, state)
+    _, scope = begin(ctx, state)
     scope.finish(
         "cancelled",
         {

@@ -11,9 +11,9 @@ from visual_degrees.domain.models import RunState
 from visual_degrees.domain.paths import graph_summary
 from visual_degrees.domain.wording import plural
 from visual_degrees.lifecycle.context import StepContext
-from visual_degrees.lifecycle.scope import RunScope
 from visual_degrees.search import hints
 from visual_degrees.search.progress import partial_paths, partial_paths_payload
+from visual_degrees.search.strategies import begin
 
 REASONS = {
     "hop_limit": "No chain within {max_hops}: every further link would make the chain too long.",
@@ -23,7 +23,7 @@ REASONS = {
 
 
 def run(state: RunState, ctx: StepContext) -> RunState:
-    scope = RunScope(ctx, state)
+    _, scope = begin(ctx, state)
     reason = state.stop_reason or ("budget" if state.budget_exhausted else "candidates_exhausted")
     message = REASONS.get(reason, "No chain was proven.").format(
         max_hops=plural(state.options.max_hops, "hop"), exhausted=state.exhausted or "search"

@@ -6,21 +6,21 @@ from __future__ import annotations
 from visual_degrees.domain.models import RunState
 from visual_degrees.domain.paths import best_path, final_payload
 from visual_degrees.lifecycle.context import StepContext
-from visual_degrees.lifecycle.scope import RunScope
 from visual_degrees.search import hints
 from visual_degrees.search.evidence import announce
+from visual_degrees.search.strategies import begin
 
 
 def run(state: RunState, ctx: StepContext) -> RunState:
-    scope = RunScope(ctx, state)
+    _, scope = begin(ctx, state)
     edges = scope.evidence.edges()
-    strong = scope.knobs.strong_confidence
+    strong = scope.rules.strong_confidence
     usable = [e for e in edges if scope.graph.trusted(e.a, e.b, strong)]
     chain = best_path(usable, state.person_a.key, state.person_b.key, state.options.max_hops)
     if chain is None:
         # Only a bug can route here without a chain; fail loudly rather than claim a path.
         raise RuntimeError("S6 reached without a verified chain from A to B")
-    remember = scope.knobs.evidence_graph
+    remember = scope.rules.remember_edges
     for edge in chain:  # a link proven in passing (no card yet) is shown before the answer uses it
         announce(scope, edge)
         if remember:

@@ -12,8 +12,8 @@ from visual_degrees.domain.models import RunState
 from visual_degrees.domain.requests import validate_pair
 from visual_degrees.domain.wording import plural
 from visual_degrees.lifecycle.context import StepContext
-from visual_degrees.lifecycle.scope import RunScope
 from visual_degrees.search import hints
+from visual_degrees.search.strategies import begin
 
 
 def run(state: RunState, ctx: StepContext) -> RunState:
@@ -22,7 +22,7 @@ def run(state: RunState, ctx: StepContext) -> RunState:
     a, b = validate_pair(state.person_a.name, state.person_b.name)
     now = ctx.clock.now()
     state = state.model_copy(update={"person_a": a, "person_b": b})
-    scope = RunScope(ctx, state)
+    _, scope = begin(ctx, state)
     scope.control.create(
         {
             "runId": state.run_id,
@@ -50,7 +50,7 @@ def run(state: RunState, ctx: StepContext) -> RunState:
 
 
 def _continue(state: RunState, ctx: StepContext) -> RunState:
-    scope = RunScope(ctx, state)
+    _, scope = begin(ctx, state)
     started = scope.decide("startedAt", ctx.clock.now)  # a re-run keeps the first attempt's start
     state = scope.state = state.model_copy(update={"started_at": started})
     links = len(scope.evidence.edges())

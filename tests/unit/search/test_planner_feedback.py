@@ -1,5 +1,5 @@
 """The services' side of an LLM planner's answer: what an unusable attempt is fed back and costs
-(selection.choose_plan for plans, matching.consult for connecting the sides), run against the live
+(the seed strategy's choose_plan for plans, matching.consult for connecting the sides), run against the live
 OpenAI-compatible adapter over a fake chat-completions transport (no sockets)."""
 
 from __future__ import annotations
@@ -15,13 +15,15 @@ from visual_degrees.adapters.live.http_retry import RetryPolicy
 from visual_degrees.adapters.live.planner_openai import OpenAICompatiblePlanner
 from visual_degrees.domain.errors import ProviderError
 from visual_degrees.domain.models import Person, RunOptions, RunState
+from visual_degrees.domain.planning import Plan, PlannerContext
 from visual_degrees.lifecycle.context import StepContext
-from visual_degrees.lifecycle.scope import RunScope
 from visual_degrees.ports import Planner, Providers
 from visual_degrees.search.asking import spent_tokens, unusable_feedback
+from visual_degrees.search.scope import SearchScope
+from visual_degrees.search.strategies import begin
 from visual_degrees.search.strategies.caption_leads import matching
 from visual_degrees.search.strategies.caption_leads.leads import LeadBook
-from visual_degrees.search.strategies.seed.selection import choose_plan
+from visual_degrees.search.strategies.seed.strategy import Seed
 from visual_degrees_tools.adapters.sqlite_memory import SqliteMemory
 
 PROSE = "Gary Sinise worked with both of them, on Apollo 13 and on Forrest Gump."
@@ -60,7 +62,7 @@ def live_planner(server: Server) -> OpenAICompatiblePlanner:
     )
 
 
-def scope_for(planner: Planner, strategy: str = "default") -> tuple[RunScope, ListSink]:
+def scope_for(planner: Planner, strategy: str = "default") -> tuple[SearchScope, ListSink]:
     clock, sink = ManualClock(), ListSink()
     ctx = StepContext(
         providers=Providers.of(FakeWeb(), planner), memory=SqliteMemory(":memory:"), clock=clock, sink=sink
@@ -72,10 +74,18 @@ def scope_for(planner: Planner, strategy: str = "default") -> tuple[RunScope, Li
         options=RunOptions(strategy=strategy),
         started_at=clock.now(),
     )
-    return RunScope(ctx, state), sink
+    return begin(ctx, state)[1], sink
 
 
-def usage(scope: RunScope) -> tuple[int, int, int]:
+def book(scope: SearchScope) -> LeadBook:
+    return LeadBook(scope, scope.options.resolved_knobs())
+
+
+def choose_plan(scope: SearchScope, context: PlannerContext) -> Plan:
+    return Seed(scope.options.resolved_knobs()).choose_plan(scope, context)
+
+
+def usage(scope: SearchScope) -> tuple[int, int, int]:
     summary = scope.budget.summary()
     return summary["llmCalls"], summary["llmTokensIn"], summary["llmTokensOut"]
 
@@ -121,7 +131,7 @@ def test_a_prose_connect_answer_is_retried_with_feedback_then_no_hunch_is_kept()
     server = Server(PROSE)
     scope, sink = scope_for(live_planner(server))
     # When the run consults it about the two sides
-    added = matching.consult(scope, LeadBook(scope))
+    added = matching.consult(scope, book(scope))
     # Then it was asked twice, the second time with the failure as data, and nothing was kept
     assert added == 0
     assert len(server.bodies) == 2
@@ -129,7 +139,7 @@ def test_a_prose_connect_answer_is_retried_with_feedback_then_no_hunch_is_kept()
     assert server.data(1)["previousErrors"][0].startswith(
         "the previous answer could not be used (provider_error)"
     )
-    assert LeadBook(scope).hunches == {}
+    assert book(scope).hunches == {}
     assert not [e for e in sink.of("status") if e.get("source") == "planner"]
     # And both attempts were counted against the LLM budget
     assert usage(scope)[0] == 2
@@ -137,7 +147,7 @@ def test_a_prose_connect_answer_is_retried_with_feedback_then_no_hunch_is_kept()
 
 def test_a_connect_answer_becomes_hunches_never_links() -> None:
     scope, sink = scope_for(live_planner(Server(ROUTE)))
-    assert matching.consult(scope, LeadBook(scope)) == 2
+    assert matching.consult(scope, book(scope)) == 2
     assert usage(scope) == (1, 101, 10)
     (said,) = [e for e in sink.of("status") if e.get("source") == "planner"]
     assert "Kevin Bacon might have worked with Gary Sinise (Apollo 13)" in said["message"]
@@ -152,11 +162,11 @@ def test_an_injected_connect_answer_is_refused_twice_and_proves_nothing() -> Non
     scope, sink = scope_for(live_planner(server))
     scope.state = scope.state.model_copy(update={"person_b": Person.of(HOSTILE)})
     # When the run consults it
-    added = matching.consult(scope, LeadBook(scope))
+    added = matching.consult(scope, book(scope))
     # Then the instruction stayed data, both answers were refused, and no hunch, link or photo came of it
     assert server.bodies[0]["messages"][0]["content"].startswith("You help find a chain")
     assert HOSTILE not in server.bodies[0]["messages"][0]["content"]
-    assert added == 0 and LeadBook(scope).hunches == {}
+    assert added == 0 and book(scope).hunches == {}
     assert any("at most 12" in e for e in server.data(1)["previousErrors"])
     assert sink.of("evidence") == [] and sink.of("path_update") == []
     assert usage(scope)[0] == 2

@@ -11,13 +11,13 @@ discovery log, so a re-run step that journals its choices (RunScope.decide) repl
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
 
-from visual_degrees.domain.queries import GROUP_FIRST, discovery_query
+from visual_degrees.domain.models import Side
+from visual_degrees.domain.queries import discovery_query
+from visual_degrees.domain.strategy import Knobs
 from visual_degrees.lifecycle.run_memory import Rounds
-from visual_degrees.lifecycle.scope import RunScope
+from visual_degrees.search.scope import SearchScope
 
-Side = Literal["A", "B"]
 # Discovery searches about one person. The first (group-first: "X cast") shows most of whom a search
 # can show with them; measured on cast.G, a second round ("X with") repeated the same photos often
 # enough to cost more than it found (docs/benchmarks/). Raise it for worlds of famous people.
@@ -35,25 +35,21 @@ class Expansion:
     query: str
 
 
-def roots(scope: RunScope) -> dict[Side, str]:
-    return {"A": scope.state.person_a.key, "B": scope.state.person_b.key}
+def roots(scope: SearchScope) -> dict[Side, str]:
+    return {side: scope.state.end(side).key for side in ("A", "B")}
 
 
-def other(side: Side) -> Side:
-    return "B" if side == "A" else "A"
-
-
-def depths(scope: RunScope) -> dict[Side, dict[str, int]]:
+def depths(scope: SearchScope) -> dict[Side, dict[str, int]]:
     limit = scope.options.max_hops
     return {side: scope.graph.depths(root, limit) for side, root in roots(scope).items()}
 
 
-def unseen_end(scope: RunScope) -> str | None:
+def unseen_end(scope: SearchScope, knobs: Knobs) -> str | None:
     """An end its own discovery searches could not show with anyone: never recognised at the
     threshold after one search about them, or recognised but with nobody after all their rounds.
     Every chain needs a photo of each end with someone, and searching around such an end blindly is
     what burns the budget of runs that cannot succeed."""
-    if not scope.knobs.stop_when_end_unseen:
+    if not knobs.stop_when_end_unseen:
         return None
     rounds = scope.frontier.expanded()
     for key in roots(scope).values():
@@ -65,11 +61,10 @@ def unseen_end(scope: RunScope) -> str | None:
     return None
 
 
-def next_expansion(scope: RunScope) -> Expansion | None:
+def next_expansion(scope: SearchScope, knobs: Knobs, order: tuple[int, ...] | None) -> Expansion | None:
     """The open person to search about next, or None when nobody within the hop limit is left, or
     (stop_when_end_unseen) when one side has nobody left: a chain would then have to be stumbled
-    upon by the other side's searches alone."""
-    order = GROUP_FIRST if scope.knobs.group_queries_first else None
+    upon by the other side's searches alone. `order`: of the discovery templates."""
     rounds = scope.frontier.expanded()
     trees = depths(scope)
     # A person at depth d can still lie on a chain of d + 1 edges (its neighbour being the far end).
@@ -89,12 +84,12 @@ def next_expansion(scope: RunScope) -> Expansion | None:
             open_sides.add(side)
             if best is None or rank < best[0]:
                 best = (rank, Expansion(side=side, key=key, depth=depth, round=seen.made, query=query))
-    if scope.knobs.stop_when_end_unseen and len(open_sides) < 2:
+    if knobs.stop_when_end_unseen and len(open_sides) < 2:
         return None
     return best[1] if best else None
 
 
-def bridge_target(scope: RunScope, side: Side, key: str, depth: int) -> str | None:
+def bridge_target(scope: SearchScope, knobs: Knobs, side: Side, key: str, depth: int) -> str | None:
     """Whom to try `key` (at `depth` on `side`) against: a person of the other side as near its end as
     possible (the best connected among equals) whose depth keeps the chain within max hops, else the
     far end itself; None if every one of them was tried already.
@@ -102,13 +97,13 @@ def bridge_target(scope: RunScope, side: Side, key: str, depth: int) -> str | No
     A person whose discovery listed every photo the engine has of them is never a target (nor is
     `key`, if that holds for it): a photo naming both would have been in that listing already.
     """
-    far = roots(scope)[other(side)]
+    far = scope.state.far_end(side).key
     spare = scope.options.max_hops - 1 - depth  # edges left on the other side after key—target
     listed = {k for k, r in scope.frontier.expanded().items() if r.complete}
     if spare < 0 or key in listed:
         return None
     choices: list[tuple[int, int, str]] = []
-    if scope.knobs.bridge_to_other_side and spare >= 1:
+    if knobs.bridge_to_other_side and spare >= 1:
         tree = scope.graph.depths(far, spare)
         choices = sorted((d, -scope.graph.degree(k), k) for k, d in tree.items() if d >= 1 and k != key)
     for _, _, target in sorted([*choices, (0, 0, far)]):
@@ -118,5 +113,5 @@ def bridge_target(scope: RunScope, side: Side, key: str, depth: int) -> str | No
     return None
 
 
-def tree_path(scope: RunScope, side: Side, key: str) -> list[str]:
+def tree_path(scope: SearchScope, side: Side, key: str) -> list[str]:
     return scope.graph.tree_path(roots(scope)[side], key, scope.options.max_hops) or [key]

@@ -18,9 +18,9 @@ from dataclasses import dataclass
 from visual_degrees.domain.models import ImageHit
 from visual_degrees.domain.paths import edge_id
 from visual_degrees.domain.queries import pair_query
-from visual_degrees.lifecycle.scope import RunScope
 from visual_degrees.search.evidence import record
 from visual_degrees.search.observe import Observed, read_page, recognise
+from visual_degrees.search.scope import SearchScope
 from visual_degrees.search.strategies.caption_leads.leads import LeadBook
 
 # Relative prices of proving a pair (a search costs five recognitions at list prices); a hunch costs
@@ -44,7 +44,7 @@ class Chain:
         return list(zip(self.keys, self.keys[1:], strict=False))
 
 
-def pair_cost(scope: RunScope, book: LeadBook, x: str, y: str) -> float | None:
+def pair_cost(scope: SearchScope, book: LeadBook, x: str, y: str) -> float | None:
     """What proving x–y would cost now, or None if nothing known could prove it (memoised on the
     book: a step that changes the run graph or the leads reads a new book)."""
     pair = (x, y) if x < y else (y, x)
@@ -57,10 +57,10 @@ def pair_cost(scope: RunScope, book: LeadBook, x: str, y: str) -> float | None:
     return book.costs[pair]
 
 
-def _pair_cost(scope: RunScope, book: LeadBook, x: str, y: str) -> float | None:
+def _pair_cost(scope: SearchScope, book: LeadBook, x: str, y: str) -> float | None:
     graph = scope.graph
     if graph.confidence(x, y) is not None:
-        if graph.trusted(x, y, scope.knobs.strong_confidence):
+        if graph.trusted(x, y, scope.rules.strong_confidence):
             return COST_LINK
         if edge_id(x, y) in book.doubted or book.blocked(x, y):
             return None  # a second photo was looked for and not found: the pair stays doubtful
@@ -74,18 +74,18 @@ def _pair_cost(scope: RunScope, book: LeadBook, x: str, y: str) -> float | None:
         return COST_LEAD
     if not named_together and y not in book.hunches.get(x, {}):
         return None
-    if scope.knobs.guest_photos and (book.guest_photos(x, y) or book.guest_photos(y, x)):
+    if book.knobs.guest_photos and (book.guest_photos(x, y) or book.guest_photos(y, x)):
         return COST_GUEST  # one of them may be the unnamed guest of a photo of the other
     if book.searched_pair(x, y):
         return None
     return COST_RETRY if named_together else COST_HUNCH
 
 
-def neighbours(scope: RunScope, book: LeadBook, key: str) -> set[str]:
+def neighbours(scope: SearchScope, book: LeadBook, key: str) -> set[str]:
     return scope.graph.neighbors(key).keys() | book.neighbours(key)
 
 
-def best_chain(scope: RunScope, book: LeadBook) -> Chain | None:
+def best_chain(scope: SearchScope, book: LeadBook) -> Chain | None:
     """The cheapest chain A..B of at most max_hops pairs (ties: fewer pairs), or None.
 
     Dijkstra over (person, pairs so far): a person reached cheaply but late must not hide a dearer
@@ -124,7 +124,7 @@ def best_chain(scope: RunScope, book: LeadBook) -> Chain | None:
     return None
 
 
-def next_pair(scope: RunScope, book: LeadBook) -> list[str] | None:
+def next_pair(scope: SearchScope, book: LeadBook) -> list[str] | None:
     """The first pair of the best chain that is not yet a trusted link (None: no chain to work on)."""
     chain = best_chain(scope, book)
     if chain is None:
@@ -135,16 +135,12 @@ def next_pair(scope: RunScope, book: LeadBook) -> list[str] | None:
     return None
 
 
-def name(scope: RunScope, book: LeadBook, key: str) -> str:
-    return book.name(key)
-
-
-def prove(scope: RunScope, book: LeadBook, x: str, y: str) -> Observed:
+def prove(scope: SearchScope, book: LeadBook, x: str, y: str) -> Observed:
     """Spend on proving x–y: recognise photos that may show both; if none is in hand, search the
     pair ("X Y" ranks photos naming both first) and recognise from that page. A pair nothing more
     can be tried for is marked, so no chain is priced through it again. Which photos, and whether to
     search, are journalled: a re-run step repeats them rather than seeing its own side effects."""
-    nx, ny = name(scope, book, x), name(scope, book, y)
+    nx, ny = book.name(x), book.name(y)
     query = pair_query(nx, ny)
     urls = scope.decide(f"photos.{x}|{y}", lambda: _photos_for(scope, book, x, y)[:PHOTOS_PER_TRY])
     if not urls:
@@ -152,34 +148,34 @@ def prove(scope: RunScope, book: LeadBook, x: str, y: str) -> Observed:
         page = read(scope, query, [])
         if page.exhausted or page.failed:
             return page
-        book = LeadBook(scope)
+        book = book.reread()
         urls = scope.decide(f"found.{x}|{y}", lambda: _photos_for(scope, book, x, y)[:PHOTOS_PER_TRY])
         if not urls:
             scope.leads.mark_nolink(x, y)
             scope.status(f"No photo found of {nx} with {ny}")
             return page
     observed = look(scope, book, urls)
-    settled = scope.graph.trusted(x, y, scope.knobs.strong_confidence)
-    if not settled and book.searched_pair(x, y) and not _photos_for(scope, LeadBook(scope), x, y):
+    settled = scope.graph.trusted(x, y, scope.rules.strong_confidence)
+    if not settled and book.searched_pair(x, y) and not _photos_for(scope, book.reread(), x, y):
         scope.leads.mark_nolink(x, y)  # nothing more to try for this pair: never priced again
         scope.status(f"No photo found of {nx} with {ny}")
     return observed
 
 
-def _photos_for(scope: RunScope, book: LeadBook, x: str, y: str) -> list[str]:
-    return book.photos_for(x, y) if scope.knobs.guest_photos else book.photos_of_pair(x, y)
+def _photos_for(scope: SearchScope, book: LeadBook, x: str, y: str) -> list[str]:
+    return book.photos_for(x, y) if book.knobs.guest_photos else book.photos_of_pair(x, y)
 
 
-def read(scope: RunScope, query: str, subjects: list[str]) -> Observed:
+def read(scope: SearchScope, query: str, subjects: list[str]) -> Observed:
     """Read one page of results into the run's leads (one paid search, or a cache)."""
     observed = Observed()
-    hits = read_page(scope, query, shared=scope.knobs.shared_cache, result=observed)
+    hits = read_page(scope, query, shared=scope.rules.shared_cache, result=observed)
     if hits is not None and not observed.failed:
         scope.leads.save_page(query, subjects, hits, scope.ctx.clock.now())
     return observed
 
 
-def look(scope: RunScope, book: LeadBook, urls: list[str]) -> Observed:
+def look(scope: SearchScope, book: LeadBook, urls: list[str]) -> Observed:
     """Recognise these photos (each charged to a page it came on, at most images_per_search per
     page), then add what they prove to the run graph, one `evidence` card per photo."""
     chosen = []
@@ -196,7 +192,7 @@ def look(scope: RunScope, book: LeadBook, urls: list[str]) -> Observed:
         by_page.setdefault(page, []).append(hit)
     for page, hits in by_page.items():
         got = recognise(
-            scope, hits, page, parallel=scope.knobs.parallel_images, shared=scope.knobs.shared_cache
+            scope, hits, page, parallel=scope.rules.parallel_images, shared=scope.rules.shared_cache
         )
         observed.observations += got.observations
         observed.skipped += got.skipped

@@ -17,8 +17,9 @@ from visual_degrees.domain.captions import event_words, people_in_title, same_ev
 from visual_degrees.domain.models import ImageHit
 from visual_degrees.domain.paths import edge_id
 from visual_degrees.domain.queries import pair_query
-from visual_degrees.lifecycle.scope import RunScope
+from visual_degrees.domain.strategy import Knobs
 from visual_degrees.search.observe import page_size
+from visual_degrees.search.scope import SearchScope
 
 
 @dataclass
@@ -130,8 +131,11 @@ def captions_of(run: tuple[str, int], pages: list[dict[str, Any]], ends: tuple[s
 
 
 class LeadBook:
-    def __init__(self, scope: RunScope) -> None:
+    """The leads one step works with, read for the caption-lead strategy with its knobs."""
+
+    def __init__(self, scope: SearchScope, knobs: Knobs) -> None:
         self.scope = scope
+        self.knobs = knobs
         leads = scope.leads
         state = scope.state
         run = (state.run_id, id(scope.ctx.memory))
@@ -160,6 +164,10 @@ class LeadBook:
             for key, name in ((hunch.a, data.get("nameA")), (hunch.b, data.get("nameB"))):
                 if name:
                     self.names.setdefault(key, name)
+
+    def reread(self) -> LeadBook:
+        """The leads again, after this step read a page or recognised photos."""
+        return LeadBook(self.scope, self.knobs)
 
     # ---- what may still be recognised ---------------------------------------------------------
 

@@ -20,10 +20,9 @@ from visual_degrees.domain.planning import (
     SidePerson,
     validate_connect,
 )
-from visual_degrees.lifecycle.scope import RunScope
 from visual_degrees.ports import Planner
 from visual_degrees.search.asking import ask_with_feedback
-from visual_degrees.search.strategies.caption_leads.chains import name
+from visual_degrees.search.scope import SearchScope
 from visual_degrees.search.strategies.caption_leads.expansion import sides, unlinked_ends
 from visual_degrees.search.strategies.caption_leads.leads import LeadBook
 
@@ -33,14 +32,14 @@ MAX_FAILED_SHOWN = 20
 MAX_CALLS_PER_RUN = 8
 
 
-def context_for(scope: RunScope, book: LeadBook) -> ConnectContext:
+def context_for(scope: SearchScope, book: LeadBook) -> ConnectContext:
     state = scope.state
     people = []
     for depth in sides(scope, book).values():
         ranked = sorted(depth, key=lambda k: (depth[k], -book.named_count(k), k))[:MAX_SIDE]
         people.append(
             [
-                SidePerson(name=name(scope, book, k), distance=depth[k], photos_seen=book.named_count(k))
+                SidePerson(name=book.name(k), distance=depth[k], photos_seen=book.named_count(k))
                 for k in ranked
             ]
         )
@@ -50,8 +49,8 @@ def context_for(scope: RunScope, book: LeadBook) -> ConnectContext:
         person_b=state.person_b.name,
         side_a=people[0],
         side_b=people[1],
-        unseen=[name(scope, book, k) for k in unlinked_ends(scope, book)],
-        failed=[[name(scope, book, k) for k in pair.split("|")] for pair in failed],
+        unseen=[book.name(k) for k in unlinked_ends(scope, book)],
+        failed=[[book.name(k) for k in pair.split("|")] for pair in failed],
         max_hops=scope.options.max_hops,
         remaining_searches=scope.budget.remaining("searches"),
     )
@@ -65,11 +64,11 @@ def signature(context: ConnectContext) -> str:
     return hashlib.sha1(text.encode("utf-8"), usedforsecurity=False).hexdigest()
 
 
-def can_consult(scope: RunScope) -> bool:
-    """Is there a planner that matches sides, and budget to ask it?"""
+def can_consult(scope: SearchScope, book: LeadBook) -> bool:
+    """Is there a planner that matches sides (planner_matching), and budget to ask it?"""
     planner = scope.ctx.providers.planner
     return (
-        scope.knobs.planner_matching
+        book.knobs.planner_matching
         and planner is not None
         and hasattr(planner, "connect")
         and scope.budget.remaining("llmCalls") > 0
@@ -77,10 +76,10 @@ def can_consult(scope: RunScope) -> bool:
     )
 
 
-def worth_asking(scope: RunScope, book: LeadBook) -> ConnectContext | None:
+def worth_asking(scope: SearchScope, book: LeadBook) -> ConnectContext | None:
     """The question to ask the planner, if there is a planner to ask and the sides changed since
     it was last asked (the same question gets the same answer)."""
-    if not can_consult(scope):
+    if not can_consult(scope, book):
         return None
     context = context_for(scope, book)
     mark = signature(context)
@@ -89,7 +88,7 @@ def worth_asking(scope: RunScope, book: LeadBook) -> ConnectContext | None:
     return context
 
 
-def consult(scope: RunScope, book: LeadBook) -> int:
+def consult(scope: SearchScope, book: LeadBook) -> int:
     """Ask the planner if it is worth asking now; keep its hunches. How many new hunches."""
     context = worth_asking(scope, book)
     planner = scope.ctx.providers.planner
@@ -102,7 +101,7 @@ def consult(scope: RunScope, book: LeadBook) -> int:
     return _keep(scope, links or [])
 
 
-def _ask(scope: RunScope, planner: Planner, context: ConnectContext) -> list[ProposedLink] | None:
+def _ask(scope: SearchScope, planner: Planner, context: ConnectContext) -> list[ProposedLink] | None:
     return ask_with_feedback(
         scope,
         MAX_ATTEMPTS,
@@ -111,7 +110,7 @@ def _ask(scope: RunScope, planner: Planner, context: ConnectContext) -> list[Pro
     )
 
 
-def _keep(scope: RunScope, links: list[ProposedLink]) -> int:
+def _keep(scope: SearchScope, links: list[ProposedLink]) -> int:
     added = []
     for link in links:
         a, b = name_key(link.a), name_key(link.b)

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from visual_degrees.domain.captions import dated_event, event_in_title
 from visual_degrees.domain.queries import event_query
-from visual_degrees.lifecycle.scope import RunScope
 from visual_degrees.search.strategies.caption_leads.leads import LeadBook
 
 EVENT_SEARCHES = 3  # event pages one person's rescue may read
@@ -33,8 +32,8 @@ def events_of(book: LeadBook, key: str) -> list[tuple[str, str]]:
     return list(found.items())
 
 
-def _enabled(scope: RunScope) -> bool:
-    return scope.knobs.event_search and scope.knobs.caption_leads
+def _enabled(book: LeadBook) -> bool:
+    return book.knobs.event_search
 
 
 def _unsearched(book: LeadBook, events: list[tuple[str, str]]) -> list[str] | None:
@@ -44,10 +43,10 @@ def _unsearched(book: LeadBook, events: list[tuple[str, str]]) -> list[str] | No
     return next(([event, why] for event, why in events if event_query(event) not in book.queries), None)
 
 
-def end_event(scope: RunScope, book: LeadBook, ends: list[str]) -> list[str] | None:
+def end_event(book: LeadBook, ends: list[str]) -> list[str] | None:
     """[end, event, why] to search for the first of `ends` with an event left, or None when each
     has nothing left or spent its share (EVENT_SEARCHES pages)."""
-    if not _enabled(scope):
+    if not _enabled(book):
         return None
     return _first(book, ends, {key: events_of(book, key) for key in ends})
 
@@ -71,10 +70,10 @@ def photos_at(book: LeadBook, query: str) -> list[str]:
     return sorted(page, key=lambda url: -len(book.photos[url].keys))  # stable: the page's order
 
 
-def side_event(scope: RunScope, book: LeadBook, people: list[str]) -> list[str] | None:
+def side_event(book: LeadBook, people: list[str]) -> list[str] | None:
     """[person, event, why] to search for the sides nobody is left to search on: an event of their
     people (nearest an end first), within SIDE_SEARCHES pages in all."""
-    if not _enabled(scope):
+    if not _enabled(book):
         return None
     events = {key: events_of(book, key) for key in people}
     read = {event for seen in events.values() for event, _ in seen if event_query(event) in book.queries}

@@ -1,4 +1,4 @@
-"""The default strategy's work in each state, reading captions as leads (knob `caption_leads`).
+"""The default strategy: captions read as leads (knob `caption_leads`), knowledge proposes, photos prove.
 
 - S1 reads one page for "A B" (both people's titles at once) and recognises the photos naming both.
 - S2 reads one more page when no chain is in sight (expansion.py), or none when one is; it stops
@@ -8,179 +8,214 @@
 - S4 proves that pair: photos in hand, else a pair search.
 - S5 moves along the chain: the next unproven pair, one action.
 
-Each returns what its state needs for its flags; budgets are reserved in observe.py before every
-paid call; every decision that changes memory is journalled (RunScope.decide) so a re-run replays it.
+Budgets are reserved in observe.py before every paid call; every decision that changes memory is
+journalled (RunScope.decide) so a re-run replays it. The run's position lives in run memory (its
+leads and its verified graph): the payload only names the pair S3 picked for S4 and S5.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
 from visual_degrees.domain.queries import event_query, pair_query
+from visual_degrees.domain.strategy import Knobs
 from visual_degrees.domain.wording import plural
-from visual_degrees.lifecycle.scope import RunScope
 from visual_degrees.search.confirm import settle
+from visual_degrees.search.known_edges import earlier_chain
 from visual_degrees.search.observe import Observed
+from visual_degrees.search.port import Position, StepResult
+from visual_degrees.search.progress import show_progress
+from visual_degrees.search.scope import Rules, SearchScope
 from visual_degrees.search.strategies.caption_leads import chains, expansion, matching, rescue
 from visual_degrees.search.strategies.caption_leads.leads import LeadBook
 
 # Searches an unseen end's rescue may spend (the planner's hunches about them, checked by pair
 # searches whose pages show their co-stars with unnamed guests).
 RESCUE_SEARCHES = 4
+_ASK_FIRST = "\x00ask"
 
 
-@dataclass
-class Outcome:
-    reached: bool = False
-    observed: list[Observed] = field(default_factory=list)
-    found: bool = False  # something to prove next (S2), or a pair picked (S3)
-    exhausted: bool = False  # nobody left to search and nothing left to prove
-    pair: list[str] | None = None
-    unseen: str | None = None
+class CaptionLeads:
+    def __init__(self, knobs: Knobs) -> None:
+        self.knobs = knobs
+        self.rules = Rules.of(knobs)
 
+    def book(self, scope: SearchScope) -> LeadBook:
+        return LeadBook(scope, self.knobs)
 
-def direct(scope: RunScope) -> Outcome:
-    state = scope.state
-    a, b = state.person_a, state.person_b
-    query = pair_query(a.name, b.name)
-    got = chains.read(scope, query, [a.key, b.key])
-    book = LeadBook(scope)
-    limit = scope.options.images_per_search
-    photos = scope.decide(
-        "photos",
-        lambda: (book.photos_of_pair(a.key, b.key) or blind_look(book, query, [a.key, b.key]))[:limit],
-    )
-    looked = chains.look(scope, book, photos)
-    if scope.graph.confidence(a.key, b.key) is not None:
-        scope.status(f"Found a photo of {a.name} with {b.name}")
-    else:
-        scope.status(
-            f"No photo of {a.name} with {b.name} yet; {plural(len(book.photos), 'title')} read, "
-            f"{plural(len(book.names), 'person', 'people')} named"
+    # ---- the five decisions -------------------------------------------------------------------
+
+    def direct(self, scope: SearchScope) -> StepResult:
+        known = earlier_chain(scope)
+        if known is not None:
+            return known
+        state = scope.state
+        a, b = state.person_a, state.person_b
+        query = pair_query(a.name, b.name)
+        got = chains.read(scope, query, [a.key, b.key])
+        book = self.book(scope)
+        limit = scope.options.images_per_search
+        photos = scope.decide(
+            "photos",
+            lambda: (book.photos_of_pair(a.key, b.key) or blind_look(book, query, [a.key, b.key]))[:limit],
         )
-    reached, confirming = settle(scope, "s1")
-    return Outcome(reached=reached, observed=[got, looked, confirming])
-
-
-def discover(scope: RunScope) -> Outcome:
-    """S2: read another page if no chain is in sight; stop if an end cannot be found."""
-    book = LeadBook(scope)
-    if scope.decide("chain", lambda: chains.next_pair(scope, book) is not None):
-        return Outcome(found=True)
-    unseen = scope.decide("unseen", partial(_unseen_end, scope, book))
-    if unseen == _ASK_FIRST:
-        return Outcome(found=True)  # S3 asks the planner where to look for them
-    if unseen is not None:
-        end = chains.name(scope, book, unseen)
-        return _rescue(scope, book, partial(rescue.end_event, scope, book, [unseen])) or _give_up(
-            scope, end, f"No photo shows {end} with anyone, and nobody could say where else to look"
-        )
-    plan = scope.decide("expand", partial(_expansion, scope, book))
-    if plan is None and scope.decide("ask", lambda: matching.worth_asking(scope, book) is not None):
-        return Outcome(found=True)  # nobody left to search: S3 asks the planner where to look
-    if plan is None:
-        # The end no title ties to anyone is the likelier reason no chain shows: rescue it first.
-        # Then the events of the people of a side nobody is left to search on (ends first).
-        stuck = sorted(expansion.unlinked_ends(scope, book), key=lambda k: len(book.neighbours(k)) > 0)
-        rescued = _rescue(scope, book, partial(rescue.end_event, scope, book, stuck)) or _rescue(
-            scope,
-            book,
-            lambda: rescue.side_event(scope, book, expansion.closed_sides(scope, book)),
-            side=True,
-        )
-        if rescued is not None:
-            return rescued
-        if stuck:
-            end = chains.name(scope, book, stuck[0])
-            return _give_up(
-                scope, end, f"No photo we could find shows {end} with anyone; every chain needs one"
+        looked = chains.look(scope, book, photos)
+        if scope.graph.confidence(a.key, b.key) is not None:
+            scope.status(f"Found a photo of {a.name} with {b.name}")
+        else:
+            scope.status(
+                f"No photo of {a.name} with {b.name} yet; {plural(len(book.photos), 'title')} read, "
+                f"{plural(len(book.names), 'person', 'people')} named"
             )
-        return Outcome(exhausted=True)
-    query, subjects = str(plan["query"]), [str(k) for k in plan["subjects"]]
-    who = " and ".join(chains.name(scope, book, k) for k in subjects)
-    scope.status(f"Who appears with {who}? Searching {query!r}", side=plan["side"])
-    got = chains.read(scope, query, subjects)
-    book = LeadBook(scope)
-    limit = scope.options.images_per_search
-    blind = scope.decide("blind", lambda: blind_look(book, query, subjects)[:limit])
-    looked = chains.look(scope, book, blind) if blind else Observed()
-    reached, confirming = settle(scope, "s2")
-    return Outcome(reached=reached, observed=[got, looked, confirming], found=True)
+        reached, confirming = settle(scope, "s1")
+        return StepResult(reached=reached, observed=(got, looked, confirming))
+
+    def discover(self, scope: SearchScope) -> StepResult:
+        """Read another page if no chain is in sight; stop if an end cannot be found."""
+        book = self.book(scope)
+        if scope.decide("chain", lambda: chains.next_pair(scope, book) is not None):
+            return StepResult(found=True)
+        unseen = scope.decide("unseen", partial(self._unseen_end, scope, book))
+        if unseen == _ASK_FIRST:
+            return StepResult(found=True)  # S3 asks the planner where to look for them
+        if unseen is not None:
+            end = book.name(unseen)
+            return self._rescue(scope, book, partial(rescue.end_event, book, [unseen])) or _give_up(
+                scope, end, f"No photo shows {end} with anyone, and nobody could say where else to look"
+            )
+        plan = scope.decide("expand", partial(_expansion, scope, book))
+        if plan is None and scope.decide("ask", lambda: matching.worth_asking(scope, book) is not None):
+            return StepResult(found=True)  # nobody left to search: S3 asks the planner where to look
+        if plan is None:
+            # The end no title ties to anyone is the likelier reason no chain shows: rescue it first.
+            # Then the events of the people of a side nobody is left to search on (ends first).
+            stuck = sorted(expansion.unlinked_ends(scope, book), key=lambda k: len(book.neighbours(k)) > 0)
+            rescued = self._rescue(scope, book, partial(rescue.end_event, book, stuck)) or self._rescue(
+                scope,
+                book,
+                lambda: rescue.side_event(book, expansion.closed_sides(scope, book)),
+                side=True,
+            )
+            if rescued is not None:
+                return rescued
+            if stuck:
+                end = book.name(stuck[0])
+                return _give_up(
+                    scope, end, f"No photo we could find shows {end} with anyone; every chain needs one"
+                )
+            return StepResult(exhausted=True)
+        query, subjects = str(plan["query"]), [str(k) for k in plan["subjects"]]
+        who = " and ".join(book.name(k) for k in subjects)
+        scope.status(f"Who appears with {who}? Searching {query!r}", side=plan["side"])
+        got = chains.read(scope, query, subjects)
+        book = book.reread()
+        limit = scope.options.images_per_search
+        blind = scope.decide("blind", lambda: blind_look(book, query, subjects)[:limit])
+        looked = chains.look(scope, book, blind) if blind else Observed()
+        reached, confirming = settle(scope, "s2")
+        return StepResult(reached=reached, found=True, observed=(got, looked, confirming))
+
+    def select(self, scope: SearchScope) -> StepResult:
+        """Let the planner match the sides if they changed, then pick the next pair to prove."""
+        book = self.book(scope)
+        position = Position.of(scope.state)
+        pair = scope.decide("pair", partial(chains.next_pair, scope, book))
+        # The planner is asked only when the run's own leads show no chain to work on.
+        if pair is None and scope.decide("consulted", partial(matching.consult, scope, book)):
+            book = book.reread()
+            pair = scope.decide("pair.after", partial(chains.next_pair, scope, book))
+        if pair is None:
+            return StepResult(position=position.moved(selected=None), observed=None)
+        x, y = (book.name(k) for k in pair)
+        scope.status(f"Next: can we prove {x} — {y}?")
+        return StepResult(
+            found=True, position=position.moved(frontier=pair[0], selected=pair[1]), observed=None
+        )
+
+    def verify(self, scope: SearchScope) -> StepResult:
+        """Spend on proving the picked pair."""
+        state = scope.state
+        if state.selected is None or state.frontier is None:
+            return StepResult(observed=None)
+        pair = [state.frontier, state.selected]
+        book = self.book(scope)
+        observed = chains.prove(scope, book, *pair)
+        proven = scope.graph.confidence(*pair) is not None
+        reached, confirming = settle(scope, "s4")
+        left = scope.decide("left", lambda: chains.next_pair(scope, self.book(scope)) is not None)
+        return StepResult(reached=reached, verified=proven, found=left, observed=(observed, confirming))
+
+    def bridge(self, scope: SearchScope) -> StepResult:
+        """One more pair of the chain the run is on, after showing the link just proven."""
+        state = scope.state
+        if state.frontier and state.selected:
+            show_progress(scope, state.frontier, state.selected)
+        book = self.book(scope)
+        pair = scope.decide("pair", partial(chains.next_pair, scope, book))
+        observed = Observed()
+        if pair is not None:
+            x, y = (book.name(k) for k in pair)
+            scope.status(f"Then {x} — {y}")
+            observed = chains.prove(scope, book, *pair)
+        reached, confirming = settle(scope, "s5")
+        position = Position.of(state).moved(selected=None)
+        return StepResult(reached=reached, position=position, observed=(observed, confirming))
+
+    # ---- rescues -------------------------------------------------------------------------------
+
+    def _rescue(
+        self,
+        scope: SearchScope,
+        book: LeadBook,
+        pick: Callable[[], list[str] | None],
+        *,
+        side: bool = False,
+    ) -> StepResult | None:
+        """Before giving up on the ends no photo links (or on a side nobody is left to search on):
+        one page of an event one of them was seen at, and its photos of people no caption names
+        (rescue.py). None when there is nothing left to try. The pick is journalled whole: a re-run
+        step replays it even though its own first run changed what the sides look like."""
+        picked = scope.decide("rescue.side" if side else "rescue", pick)
+        if picked is None:
+            return None
+        key, event, why = picked
+        query = event_query(event)
+        end = book.name(key)
+        if side:
+            scope.status(f"Nobody new is left to search near {end}; searching photos of {event} ({why})")
+        else:
+            scope.status(f"No photo links {end} with anyone yet; searching photos of {event} ({why})")
+        got = chains.read(scope, query, [])
+        book = book.reread()
+        limit = scope.options.images_per_search
+        photos = scope.decide(f"rescue.photos.{side}", lambda: rescue.photos_at(book, query)[:limit])
+        looked = chains.look(scope, book, photos) if photos else Observed()
+        reached, confirming = settle(scope, "s2")
+        return StepResult(reached=reached, found=True, observed=(got, looked, confirming))
+
+    def _unseen_end(self, scope: SearchScope, book: LeadBook) -> str | None:
+        """An end (its key) no title names after a page about them: every chain needs a photo of
+        them, and titles give no hint where one is. The planner may know their co-stars and films (a
+        rescue, capped at RESCUE_SEARCHES pair searches, then the films' pages); without that, stop
+        rather than search blindly. _ASK_FIRST: the planner has not been asked yet."""
+        if not self.knobs.stop_when_end_unseen:
+            return None
+        for key in expansion.unseen_ends(scope, book):
+            end = book.name(key)
+            if not scope.leads.asks() and matching.worth_asking(scope, book) is not None:
+                return _ASK_FIRST
+            tried = [k for k in book.hunches.get(key, {}) if pair_query(end, book.name(k)) in book.queries]
+            if not book.hunches.get(key) or len(tried) >= RESCUE_SEARCHES:
+                return key
+        return None
 
 
-def _give_up(scope: RunScope, end: str, why: str) -> Outcome:
+def _give_up(scope: SearchScope, end: str, why: str) -> StepResult:
     scope.control.update_meta(unseenEnd=end)
     scope.status(why)
-    return Outcome(exhausted=True, unseen=end)
-
-
-def _rescue(
-    scope: RunScope, book: LeadBook, pick: Callable[[], list[str] | None], *, side: bool = False
-) -> Outcome | None:
-    """Before giving up on the ends no photo links (or on a side nobody is left to search on): one
-    page of an event one of them was seen at, and its photos of people no caption names
-    (rescue.py). None when there is nothing left to try. The pick is journalled whole: a re-run
-    step replays it even though its own first run changed what the sides look like."""
-    picked = scope.decide("rescue.side" if side else "rescue", pick)
-    if picked is None:
-        return None
-    key, event, why = picked
-    query = event_query(event)
-    end = chains.name(scope, book, key)
-    if side:
-        scope.status(f"Nobody new is left to search near {end}; searching photos of {event} ({why})")
-    else:
-        scope.status(f"No photo links {end} with anyone yet; searching photos of {event} ({why})")
-    got = chains.read(scope, query, [])
-    book = LeadBook(scope)
-    limit = scope.options.images_per_search
-    photos = scope.decide(f"rescue.photos.{side}", lambda: rescue.photos_at(book, query)[:limit])
-    looked = chains.look(scope, book, photos) if photos else Observed()
-    reached, confirming = settle(scope, "s2")
-    return Outcome(reached=reached, observed=[got, looked, confirming], found=True)
-
-
-def select(scope: RunScope) -> Outcome:
-    """S3: let the planner match the sides if they changed, then pick the next pair to prove."""
-    book = LeadBook(scope)
-    pair = scope.decide("pair", partial(chains.next_pair, scope, book))
-    # The planner is asked only when the run's own leads show no chain to work on.
-    if pair is None and scope.decide("consulted", partial(matching.consult, scope, book)):
-        book = LeadBook(scope)
-        pair = scope.decide("pair.after", partial(chains.next_pair, scope, book))
-    if pair is None:
-        return Outcome()
-    x, y = (chains.name(scope, book, k) for k in pair)
-    scope.status(f"Next: can we prove {x} — {y}?")
-    return Outcome(found=True, pair=pair)
-
-
-def verify(scope: RunScope, pair: list[str]) -> Outcome:
-    """S4: spend on proving the picked pair."""
-    book = LeadBook(scope)
-    observed = chains.prove(scope, book, *pair)
-    proven = scope.graph.confidence(*pair) is not None
-    reached, confirming = settle(scope, "s4")
-    left = scope.decide("left", lambda: chains.next_pair(scope, LeadBook(scope)) is not None)
-    return Outcome(
-        reached=reached, observed=[observed, confirming], found=left, pair=pair if proven else None
-    )
-
-
-def advance(scope: RunScope) -> Outcome:
-    """S5: one more pair of the chain the run is on."""
-    book = LeadBook(scope)
-    pair = scope.decide("pair", partial(chains.next_pair, scope, book))
-    observed = Observed()
-    if pair is not None:
-        x, y = (chains.name(scope, book, k) for k in pair)
-        scope.status(f"Then {x} — {y}")
-        observed = chains.prove(scope, book, *pair)
-    reached, confirming = settle(scope, "s5")
-    return Outcome(reached=reached, observed=[observed, confirming])
+    return StepResult(exhausted=True)
 
 
 def blind_look(book: LeadBook, query: str, subjects: list[str]) -> list[str]:
@@ -195,32 +230,8 @@ def blind_look(book: LeadBook, query: str, subjects: list[str]) -> list[str]:
     return [url for url in page if named.isdisjoint(book.photos[url].keys) and book.available(url)]
 
 
-def _expansion(scope: RunScope, book: LeadBook) -> dict[str, Any] | None:
+def _expansion(scope: SearchScope, book: LeadBook) -> dict[str, Any] | None:
     plan = expansion.next_expansion(scope, book)
     if plan is None:
         return None
     return {"query": plan.query, "subjects": plan.subjects, "side": plan.side, "depth": plan.depth}
-
-
-_ASK_FIRST = "\x00ask"
-
-
-def _unseen_end(scope: RunScope, book: LeadBook) -> str | None:
-    """An end (its key) no title names after a page about them: every chain needs a photo of them,
-    and titles give no hint where one is. The planner may know their co-stars and films (a rescue,
-    capped at RESCUE_SEARCHES pair searches, then the films' pages); without that, stop rather than
-    search blindly. _ASK_FIRST: the planner has not been asked yet."""
-    if not scope.knobs.stop_when_end_unseen:
-        return None
-    for key in expansion.unseen_ends(scope, book):
-        end = chains.name(scope, book, key)
-        if not scope.leads.asks() and matching.worth_asking(scope, book) is not None:
-            return _ASK_FIRST
-        tried = [
-            k
-            for k in book.hunches.get(key, {})
-            if pair_query(end, chains.name(scope, book, k)) in book.queries
-        ]
-        if not book.hunches.get(key) or len(tried) >= RESCUE_SEARCHES:
-            return key
-    return None

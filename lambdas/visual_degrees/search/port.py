@@ -1,0 +1,114 @@
+"""The search strategy port: the decisions the states S1–S5 need, one method each, and what they come to.
+
+A step builds the run's strategy (search/strategies: `seed`, `both_ends` or `caption_leads`, chosen
+by the run's knobs) and its scope, calls the one method of its state, and turns the `StepResult`
+into the flags its Choice state routes on. The steps never ask which strategy runs; a strategy
+never touches the payload's flags. What `reached` means is the strategy's: a step only reports it,
+so a strategy may go on after its first proven chain (looking for a shorter one, say) by returning
+`reached=False` with something left to do, without a step changing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any, Protocol
+
+from visual_degrees.domain.models import RunState, Side
+from visual_degrees.domain.strategy import Knobs
+from visual_degrees.search.observe import Observed
+from visual_degrees.search.scope import Rules, SearchScope
+
+
+@dataclass(frozen=True)
+class Position:
+    """Where a search stands in the run's payload (RunState): the frontier and its side and depth,
+    the chain to it, its discovery round and the candidate picked. The default strategy keeps its
+    position in run memory and only moves `frontier` and `selected` to name the pair it works on."""
+
+    side: Side
+    frontier: str | None
+    hop: int
+    path: list[str] = field(default_factory=list)
+    round: int = 0
+    selected: str | None = None
+
+    @classmethod
+    def of(cls, state: RunState) -> Position:
+        return cls(state.side, state.frontier, state.hop, list(state.path), state.round, state.selected)
+
+    def moved(self, **changes: Any) -> Position:
+        return replace(self, **changes)
+
+    def fields(self) -> dict[str, Any]:
+        return {
+            "side": self.side,
+            "frontier": self.frontier,
+            "hop": self.hop,
+            "path": self.path,
+            "round": self.round,
+            "selected": self.selected,
+        }
+
+
+@dataclass(frozen=True)
+class StepResult:
+    """What one decision came to, in the state machine's terms.
+
+    `reached`: the run may finish now (its strategy judged a chain proven and settled). `verified`:
+    S4 proved the pair it was given. `found`: there is something to try next (S2: someone to
+    prove a link to; S3: a pair picked; S4: candidates left). `exhausted`: nobody is left to
+    search (discovery is over). `position`: where the search stands now (None: where it stood).
+    `observed`: what the decision's paid calls saw, for the budget flags; None when it made none
+    and left the flags as they were.
+    """
+
+    reached: bool = False
+    verified: bool = False
+    found: bool = False
+    exhausted: bool = False
+    position: Position | None = None
+    observed: tuple[Observed, ...] | None = ()
+
+    def flags(self, scope: SearchScope) -> dict[str, Any]:
+        """The payload fields every step sets from a result: the position and the budget flags."""
+        changes = self.position.fields() if self.position is not None else {}
+        if self.observed is not None:
+            changes.update(budget_flags(scope, *self.observed))
+        return changes
+
+
+def budget_flags(scope: SearchScope, *observed: Observed) -> dict[str, Any]:
+    """Which budget (if any) ended this step's spending: a refused reservation or the runtime."""
+    exhausted = next((o.exhausted for o in observed if o.exhausted), None)
+    if exhausted is None and scope.runtime_exceeded():
+        exhausted = "runtime"
+    return {"budget_exhausted": exhausted is not None, "exhausted": exhausted}
+
+
+class SearchStrategy(Protocol):
+    """One way to search, behind the states S1–S5. `knobs` are the run's (its strategy's row with its
+    switches); only the strategy reads them. `rules` is what they say about observing and keeping
+    evidence, which the search core applies the same way for every strategy."""
+
+    knobs: Knobs
+    rules: Rules
+
+    def direct(self, scope: SearchScope) -> StepResult:
+        """S1: is there one photo of A with B (or a chain already known)?"""
+        ...
+
+    def discover(self, scope: SearchScope) -> StepResult:
+        """S2: find someone to try next, or say nobody is left."""
+        ...
+
+    def select(self, scope: SearchScope) -> StepResult:
+        """S3: pick the pair to prove next (`position.frontier` — `position.selected`)."""
+        ...
+
+    def verify(self, scope: SearchScope) -> StepResult:
+        """S4: prove the picked pair."""
+        ...
+
+    def bridge(self, scope: SearchScope) -> StepResult:
+        """S5: move on from the pair just proven towards the other end."""
+        ...
