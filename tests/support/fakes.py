@@ -51,6 +51,7 @@ class FakeWeb:
     calls: Counter[str] = field(default_factory=Counter)
     transient_search_failures: int = 0
     dead: set[str] = field(default_factory=set)
+    titles: dict[str, str] = field(default_factory=dict)  # photo URL -> its title (default: the query)
 
     def photo(self, url: str, *faces: Face) -> str:
         self.photos[url] = list(faces)
@@ -59,6 +60,11 @@ class FakeWeb:
     def answer(self, query: str, *urls: str) -> None:
         self.results[query] = list(urls)
 
+    def titled(self, url: str, title: str, *faces: Face) -> str:
+        """A photo whose result carries `title` (what a caption says), showing `faces`."""
+        self.titles[url] = title
+        return self.photo(url, *faces)
+
     # ImageSearch
     def search(self, query: str, count: int) -> list[ImageHit]:
         self.calls["search"] += 1
@@ -66,7 +72,7 @@ class FakeWeb:
             self.transient_search_failures -= 1
             raise TransientProviderError("search engine answered 503")
         urls = self.results.get(query, [])[:count]
-        return [ImageHit(image_url=u, page_url=u + ".html", title=query) for u in urls]
+        return [ImageHit(image_url=u, page_url=u + ".html", title=self.titles.get(u, query)) for u in urls]
 
     # ImageFetcher
     def fetch(self, url: str) -> FetchedImage:

@@ -1,0 +1,169 @@
+"""The default strategy's decisions (search/strategies/caption_leads) on hand-built runs: titles read
+as leads, the cheapest chain of links, leads and hunches, the pair it works on, and when it gives up.
+Knowledge proposes, photos prove: only a recognised photo ever makes a link."""
+
+from __future__ import annotations
+
+from tests.support.fakes import FakeWeb, face
+from tests.support.search_scopes import A, B, Run, hunch, key, link, page, run_of
+from visual_degrees.domain.queries import pair_query
+from visual_degrees.search.strategies.caption_leads import chains
+from visual_degrees.search.strategies.caption_leads.leads import LeadBook
+from visual_degrees.search.strategies.caption_leads.strategy import CaptionLeads
+
+X, Y = "Gary Sinise", "Tom Hanks"
+
+
+def book_of(run: Run) -> LeadBook:
+    return LeadBook(run.scope, run.strategy.knobs)
+
+
+def test_the_default_strategy_reads_captions_as_leads() -> None:
+    assert type(run_of().strategy) is CaptionLeads
+
+
+def test_s1_reads_one_page_and_recognises_only_the_photo_whose_title_names_both() -> None:
+    # Given the "A B" page: a photo titled with both, and portraits of each
+    web = FakeWeb()
+    both = web.titled("https://p/ab.jpg", f"{A} and {B} at the Oscars", face(A), face(B))
+    alone_a = web.titled("https://p/a.jpg", A, face(A))
+    alone_b = web.titled("https://p/b.jpg", B, face(B))
+    web.answer(pair_query(A, B), alone_a, both, alone_b)
+    run = run_of(web)
+    # When S1 decides
+    result = run.strategy.direct(run.scope)
+    # Then one search, one recognition (the photo naming both), and the run may finish
+    assert result.reached
+    assert (web.calls["search"], web.calls["recognize"]) == (1, 1)
+    assert [e["imageUrl"] for e in run.sink.of("evidence")] == [both]
+
+
+def test_s2_with_a_chain_in_sight_reads_nothing_more() -> None:
+    # Given titles already read that name A with X, and X with B
+    web = FakeWeb()
+    run = run_of(web)
+    page(run.scope, A, f"{A} and {X} at the Oscars", f"{X} and {B} at a gala", subjects=[A])
+    # When S2 decides
+    result = run.strategy.discover(run.next_step())
+    # Then there is a pair to prove, and no search was paid for
+    assert result.found and not result.exhausted and web.calls["search"] == 0
+
+
+def test_s2_gives_up_on_an_end_no_title_names_when_nobody_can_say_where_to_look() -> None:
+    # Given B's own page was read and no title on it names anyone, and no planner to ask
+    web = FakeWeb()
+    run = run_of(web)
+    page(run.scope, B, "IMG_0001.jpg", "IMG_0002.jpg", subjects=[B])
+    # When S2 decides
+    result = run.strategy.discover(run.next_step())
+    # Then discovery is over without another search, and the run's meta names the end
+    assert result.exhausted and not result.found and web.calls["search"] == 0
+    assert (run.scope.control.meta() or {}).get("unseenEnd") == B
+    assert run.statuses()[-1] == f"No photo shows {B} with anyone, and nobody could say where else to look"
+
+
+def test_s3_picks_the_first_unproven_pair_of_the_cheapest_chain() -> None:
+    # Given A — X proven by a photo, and a title naming X with B
+    run = run_of()
+    link(run.scope, A, X)
+    page(run.scope, X, f"{X} and {B} at a gala", subjects=[X])
+    # When S3 decides
+    result = run.strategy.select(run.next_step())
+    # Then the pair to prove is X — B (A — X costs nothing: it is a link)
+    assert result.found and result.position is not None
+    assert (result.position.frontier, result.position.selected) == (key(X), key(B))
+    assert run.statuses()[-1] == f"Next: can we prove {X} — {B}?"
+
+
+def test_s3_with_no_chain_and_no_planner_picks_nothing() -> None:
+    run = run_of()
+    result = run.strategy.select(run.scope)
+    assert not result.found and result.position is not None and result.position.selected is None
+
+
+def test_s4_proves_the_pair_from_a_photo_in_hand_without_a_search() -> None:
+    # Given A — X proven, and a page whose title names X with B (the photo shows both)
+    web = FakeWeb()
+    run = run_of(web)
+    link(run.scope, A, X)
+    (url,) = page(run.scope, X, f"{X} and {B} at a gala", subjects=[X])
+    web.photo(url, face(X), face(B))
+    # When S4 proves X — B
+    result = run.strategy.verify(run.next_step(frontier=key(X), selected=key(B)))
+    # Then one recognition proved it, no search, and A — X — B is a chain: the run may finish
+    assert result.verified and result.reached
+    assert (web.calls["search"], web.calls["recognize"]) == (0, 1)
+
+
+def test_s4_with_no_pair_picked_spends_nothing() -> None:
+    run = run_of()
+    result = run.strategy.verify(run.next_step(selected=None))
+    assert not result.verified and not result.found and result.observed is None
+
+
+def test_s5_shows_the_link_just_proven_then_works_on_the_next_pair() -> None:
+    # Given A — X just proven (S4's pair), and a title naming X with B whose photo shows both
+    web = FakeWeb()
+    run = run_of(web)
+    link(run.scope, A, X)
+    (url,) = page(run.scope, X, f"{X} and {B} at a gala", subjects=[X])
+    web.photo(url, face(X), face(B))
+    # When S5 decides
+    result = run.strategy.bridge(run.next_step(frontier=key(A), selected=key(X)))
+    # Then the chain so far was shown, X — B was proven next, and the run may finish
+    assert run.sink.of("path_update")[0]["path"] == [A, X]
+    assert f"Then {X} — {B}" in run.statuses()
+    assert result.reached and result.position is not None and result.position.selected is None
+
+
+# ---- the chain agenda's prices (chains.py) -------------------------------------------------------
+
+
+def test_a_link_costs_nothing_a_lead_one_recognition_a_hunch_a_search_and_the_users_hint_least() -> None:
+    # Given a link A — X, a title naming X with B, a planner's hunch X — Y, and the user's A — Y
+    run = run_of()
+    link(run.scope, A, X)
+    page(run.scope, X, f"{X} and {B} at a gala", subjects=[X])
+    hunch(run.scope, X, Y)
+    hunch(run.scope, A, Y, user=True)
+    book = book_of(run)
+    # Then each pair is priced by what proving it would cost now
+    assert chains.pair_cost(run.scope, book, key(A), key(X)) == chains.COST_LINK
+    assert chains.pair_cost(run.scope, book, key(X), key(B)) == chains.COST_LEAD
+    assert chains.pair_cost(run.scope, book, key(X), key(Y)) == chains.COST_HUNCH
+    assert chains.pair_cost(run.scope, book, key(A), key(Y)) == chains.COST_USER_HUNCH
+    assert chains.pair_cost(run.scope, book, key(A), key(B)) is None  # nothing known could prove it
+
+
+def test_a_weak_photo_is_a_link_a_chain_may_use_only_once_confirmed() -> None:
+    # Given A — X shown only by a face at 85 that the photo's title does not name
+    run = run_of()
+    link(run.scope, A, X, confidence=85.0)
+    book = book_of(run)
+    # Then proving it again costs a pair search (it may be a lookalike), not nothing
+    assert chains.pair_cost(run.scope, book, key(A), key(X)) == chains.COST_WEAK
+
+
+def test_guest_photos_price_a_pair_through_a_photo_of_one_of_them_with_unnamed_guests() -> None:
+    # Given a hunch that X met B at Apollo 13, a photo of X "with guests" at its premiere, and a
+    # title placing B at that premiere
+    titles = (
+        f"{X} with guests at the premiere of Apollo 13 (1995)",
+        f"{B} at the premiere of Apollo 13 (1995)",
+    )
+    for knob, price in ((True, chains.COST_GUEST), (False, chains.COST_HUNCH)):
+        run = run_of(knobs={"guest_photos": knob})
+        page(run.scope, X, *titles, subjects=[X])
+        hunch(run.scope, X, B, "Apollo 13 (1995)")
+        # Then with the knob, one recognition of the guest photo may prove it; without, a pair search
+        assert chains.pair_cost(run.scope, book_of(run), key(X), key(B)) == price
+
+
+def test_the_cheapest_chain_goes_through_the_users_hint_first() -> None:
+    # Given a title naming A with X and X with B, and the user's hint that Y connects A and B
+    run = run_of()
+    page(run.scope, A, f"{A} and {X} at the Oscars", f"{X} and {B} at a gala", subjects=[A])
+    hunch(run.scope, A, Y, user=True)
+    hunch(run.scope, Y, B, user=True)
+    # Then the first pair to prove is A — Y
+    assert chains.next_pair(run.scope, book_of(run)) == [key(A), key(Y)]
