@@ -16,6 +16,7 @@ from tests.support.ws_server import bundled_sandbox
 from visual_degrees.domain.costs import DEFAULT_COSTS
 from visual_degrees.domain.errors import InvalidInput, NotContinuable, RunInProgress, RunNotFound
 from visual_degrees.domain.models import Budgets, RunOptions
+from visual_degrees.domain.records import RunMeta
 from visual_degrees.lifecycle import continuation
 from visual_degrees.lifecycle.budget import Budget
 from visual_degrees.lifecycle.endings import end_run
@@ -112,7 +113,7 @@ def test_spend_is_told_per_segment_and_in_total(memory) -> None:
     data = second.final.data
 
     # Then its ending tells the run's total, this segment's share and every segment's
-    total = Budget(memory, first.run_id, Budgets(), DEFAULT_COSTS, 1800).summary()
+    total = Budget(memory, first.run_id, Budgets(), DEFAULT_COSTS, 1800).usage().dump()
     assert data["usage"] == total
     assert data["segment"] == 1
     before, this = data["segments"]
@@ -204,9 +205,7 @@ def ended_run(
 ) -> None:
     """A run in memory that ended with `event` (or is still going: status 'running')."""
     control = RunControl(memory, run_id, 1800)
-    control.create(
-        {"runId": run_id, "personA": A, "personB": B, "options": RunOptions().dump(), "status": "running"}
-    )
+    control.create(RunMeta(run_id=run_id, person_a=A, person_b=B, options=RunOptions(), status="running"))
     EventLog(memory).append(run_id, "run_started", "run_started", {"personA": A, "personB": B}, at=0.0)
     if status == "running":
         return

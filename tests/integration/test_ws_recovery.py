@@ -9,6 +9,7 @@ from pathlib import Path
 
 from tests.support.ws_client import WsClient
 from tests.support.ws_server import Gate, bundled_sandbox, running_server
+from visual_degrees.domain.records import RunMeta
 from visual_degrees.lifecycle.endings import end_run
 from visual_degrees.lifecycle.event_log import EventLog
 from visual_degrees.lifecycle.run_access import RunAccess
@@ -32,7 +33,7 @@ class Clock:
 def taken(memory: SqliteMemory, server: InFlight, run_id: str) -> None:
     """A run `server` accepted and started: its access record, meta and registry entry."""
     RunAccess(memory).register(run_id, "client", 1800, personA=A, personB=B, ttlSeconds=1800)
-    RunControl(memory, run_id, 1800).create({"runId": run_id, "status": "running"})
+    RunControl(memory, run_id, 1800).create(RunMeta(run_id=run_id, status="running"))
     server.add(run_id, 1800)
 
 
@@ -54,7 +55,7 @@ def test_a_dead_servers_runs_are_ended_once_and_recorded_for_trace() -> None:
     for run_id in ended:
         (event,) = [e for e in EventLog(memory).read(run_id) if e.type == "error"]
         assert event.data["code"] == "server_stopped" and "usage" in event.data
-        assert RunControl(memory, run_id, 1800).meta()["status"] == "failed"
+        assert RunControl(memory, run_id, 1800).meta().status == "failed"
         summary, history = ExecutionStore(memory).history(run_id)
         assert (summary["status"], summary["outcome"], summary["personA"]) == ("FAILED", "error", A)
         assert history[-1]["executionFailedEventDetails"]["error"] == "ServerStopped"

@@ -13,7 +13,7 @@ that emits it.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal, cast
+from typing import Literal, cast
 
 RunStatus = Literal["queued", "running", "succeeded", "no_path", "cancelled", "failed"]
 Outcome = Literal["path", "no_path", "cancelled", "error"]  # the CLI's, the runner's and the bench's
@@ -53,15 +53,15 @@ FINISHED_STATUSES = frozenset(e.status for e in ENDINGS)
 EXECUTION_ENDED: dict[str, RunStatus] = {"FAILED": "failed", "TIMED_OUT": "failed", "ABORTED": "cancelled"}
 
 
-def run_status(terminal_event: str | None, meta: dict[str, Any] | None, execution: str | None) -> RunStatus:
+def run_status(terminal_event: str | None, meta_status: str | None, execution: str | None) -> RunStatus:
     """queued → running → succeeded | no_path | cancelled | failed, from the best witness first: the
     terminal event (stored before the meta catches up: a client told the run ended must not then be
-    told it is running), the meta's status, the execution's end, else whether it has begun."""
+    told it is running), the meta's status (None: the run has no meta yet), the execution's end,
+    else whether it has begun."""
     if terminal_event in BY_EVENT:
         return BY_EVENT[terminal_event].status
-    status = (meta or {}).get("status")
-    if status in FINISHED_STATUSES:
-        return cast(RunStatus, status)
+    if meta_status in FINISHED_STATUSES:
+        return cast(RunStatus, meta_status)
     if execution in EXECUTION_ENDED:
         return EXECUTION_ENDED[execution]
-    return "running" if meta is not None or execution == "RUNNING" else "queued"
+    return "running" if meta_status is not None or execution == "RUNNING" else "queued"

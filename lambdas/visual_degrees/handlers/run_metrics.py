@@ -46,7 +46,7 @@ def report_finished(
 
 def spent_usd(ctx: StepContext, state: RunState) -> float:
     ledger = Budget(ctx.memory, state.run_id, state.options.budgets, ctx.costs, state.options.ttl_seconds)
-    return float(ledger.summary()["costUsd"])
+    return ledger.usage().cost_usd
 
 
 def report_spend(usd: float) -> None:

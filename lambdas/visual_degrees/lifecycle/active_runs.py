@@ -55,7 +55,7 @@ class ActiveRuns:
         for item in self._memory.query(_client_pk(client_id), "run#"):
             run_id = item.sk.removeprefix("run#")
             meta = RunControl(self._memory, run_id, DEFAULT_TTL_SECONDS).meta()
-            if meta is not None and meta.get("status") in FINISHED_STATUSES:
+            if meta is not None and meta.status in FINISHED_STATUSES:
                 self._memory.delete(item.pk, item.sk)
             else:
                 going.append(run_id)

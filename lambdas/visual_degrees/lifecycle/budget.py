@@ -10,6 +10,7 @@ from typing import Literal
 
 from visual_degrees.domain.costs import CostTable
 from visual_degrees.domain.models import Budgets
+from visual_degrees.domain.records import Usage
 from visual_degrees.lifecycle.event_log import run_pk
 from visual_degrees.ports import Increment, Memory
 
@@ -67,17 +68,18 @@ class Budget:
         item = self._memory.get(self._pk, _SK)
         return dict(item.counters) if item else {}
 
-    def summary(self) -> dict[str, float | int]:
+    def usage(self) -> Usage:
+        """What the run spent so far (every ending carries it)."""
         used = self.used()
-        return {
-            "searches": used.get("searches", 0),
-            "recognitions": used.get("recognitions", 0),
-            "llmCalls": used.get("llmCalls", 0),
-            "llmTokensIn": used.get("llmTokensIn", 0),
-            "llmTokensOut": used.get("llmTokensOut", 0),
-            "costUsd": round(used.get("spendMicroUsd", 0) / _MICRO, 6),
-            "failedSearches": used.get("searchFailures", 0),
-        }
+        return Usage(
+            searches=used.get("searches", 0),
+            recognitions=used.get("recognitions", 0),
+            llm_calls=used.get("llmCalls", 0),
+            llm_tokens_in=used.get("llmTokensIn", 0),
+            llm_tokens_out=used.get("llmTokensOut", 0),
+            cost_usd=round(used.get("spendMicroUsd", 0) / _MICRO, 6),
+            failed_searches=used.get("searchFailures", 0),
+        )
 
     def _add(self, name: str, amount: int) -> None:
         if amount:

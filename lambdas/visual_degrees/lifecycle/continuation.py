@@ -35,8 +35,9 @@ from pydantic import ValidationError
 from visual_degrees.domain.continuation import START_AGAIN, judge
 from visual_degrees.domain.costs import DEFAULT_COSTS
 from visual_degrees.domain.errors import InvalidInput, NotContinuable, RunInProgress, RunNotFound
-from visual_degrees.domain.models import DEFAULT_TTL_SECONDS, Budgets, Person, RunEvent, RunState
+from visual_degrees.domain.models import DEFAULT_TTL_SECONDS, Budgets, EventType, Person, RunEvent, RunState
 from visual_degrees.domain.outcomes import FINISHED_STATUSES, TERMINAL_EVENTS, final_key
+from visual_degrees.domain.records import RunMeta, Segment, Usage
 from visual_degrees.domain.requests import describe_validation_error, parse_options, validate_hint
 from visual_degrees.domain.wording import plural
 from visual_degrees.lifecycle.budget import Budget
@@ -49,14 +50,10 @@ SETTLE_POLLS, SETTLE_POLL_SECONDS = 40, 0.05  # how long to wait for an ending's
 # A continuation must be able to finish before the run's memory expires: its oldest items (the event
 # log's counter, the first pages) were written when the run began and live `ttlSeconds` from then.
 EXPIRY_MARGIN_SECONDS = 120.0
-# What the run's state carries from one segment to the next (the seed strategy's search position;
-# the default strategy keeps nothing there).
-POSITION_FIELDS = ("frontier", "hop", "side", "path", "round")
 _BUDGET_MAXIMA = {
     name: next(m.le for m in Budgets.model_fields[name].metadata if hasattr(m, "le"))
     for name in Budgets.model_fields
 }
-_USAGE_COUNTS = ("searches", "recognitions", "llmCalls", "llmTokensIn", "llmTokensOut", "failedSearches")
 
 
 @dataclass(frozen=True)
@@ -65,19 +62,19 @@ class Continuation:
     segment: int
     state: RunState  # the new execution's input
     budgets: Budgets  # what this segment may spend
-    usage: dict[str, Any]  # the run's usage when the segment begins
+    usage: Usage  # the run's usage when the segment begins
     spent: dict[str, float]  # ... as Budgets' wire names (runtime: the seconds its segments took)
     via: str | None  # a hint given for this segment
     ttl: int
 
 
-def segment_ended(memory: Memory, run_id: str, meta: dict[str, Any] | None = None) -> bool:
+def segment_ended(memory: Memory, run_id: str, meta: RunMeta | None = None) -> bool:
     """Whether the run's current segment has its ending (stored before the meta says so: a client
     told the run ended may ask to continue it at once)."""
     meta = meta if meta is not None else RunControl(memory, run_id, DEFAULT_TTL_SECONDS).meta()
     if meta is None:
         return False
-    return EventLog(memory).has(run_id, final_key(int(meta.get("segment", 0))))
+    return EventLog(memory).has(run_id, final_key(meta.segment))
 
 
 def latest_ending(memory: Memory, run_id: str) -> RunEvent | None:
@@ -103,12 +100,12 @@ def prepare(
     InvalidInput (a bad budget or hint). `budgets`: this segment's, by wire name, over the run's
     own; `now`: wall time (run memory expires by it)."""
     meta = _settled_meta(memory, run_id, sleep)
-    options = parse_options(meta.get("options"))
+    options = meta.options or parse_options(None)
     ttl = options.ttl_seconds
-    ending = latest_ending(memory, run_id) if meta.get("status") in FINISHED_STATUSES else None
+    ending = latest_ending(memory, run_id) if meta.status in FINISHED_STATUSES else None
     if ending is None:
         raise RunInProgress(f"run {run_id} is still going; it can be continued once it has ended")
-    a, b = Person.of(str(meta["personA"])), Person.of(str(meta["personB"]))
+    a, b = Person.of(str(meta.person_a)), Person.of(str(meta.person_b))
     hint = validate_hint(via, a, b).name if via is not None else None
     verdict = judge(ending.type, ending.data)
     if not verdict.continuable and not (verdict.with_hint and hint):
@@ -119,7 +116,7 @@ def prepare(
         )
     if hint is not None and options.strategy == "seed":
         raise InvalidInput("via is a hint for the default strategy; the seed strategy takes none")
-    segment = int(meta.get("segment", 0)) + 1
+    segment = meta.segment + 1
     if segment > MAX_SEGMENTS:
         raise NotContinuable(
             f"This run has been continued {MAX_SEGMENTS} times already; {START_AGAIN}", ending=ending.type
@@ -127,12 +124,12 @@ def prepare(
     given = _segment_budgets(options.budgets, budgets, strict=strict)
     _check_memory_lasts(memory, run_id, given.runtime_seconds, now, ending.type)
     ledger = Budget(memory, run_id, options.budgets, DEFAULT_COSTS, ttl)
-    used, usage = ledger.used(), ledger.summary()
+    usage = ledger.usage()
     spent: dict[str, float] = {
-        "searches": used.get("searches", 0),
-        "recognitions": used.get("recognitions", 0),
-        "llmCalls": used.get("llmCalls", 0),
-        "runtimeSeconds": round(sum(float(s.get("seconds", 0.0)) for s in meta.get("segments", [])), 3),
+        "searches": usage.searches,
+        "recognitions": usage.recognitions,
+        "llmCalls": usage.llm_calls,
+        "runtimeSeconds": round(sum(s.seconds or 0.0 for s in meta.segments), 3),
     }
     total = Budgets(
         searches=min(spent["searches"] + given.searches, _BUDGET_MAXIMA["searches"]),
@@ -141,10 +138,10 @@ def prepare(
         runtime_seconds=given.runtime_seconds,  # counted from the segment's start
     )
     run_options = options.model_copy(update={"budgets": total, "via": hint or options.via})
-    last_step = meta.get("lastStep")
-    if not isinstance(last_step, int):
+    last_step = meta.last_step
+    if last_step is None:
         last_step = RunControl(memory, run_id, ttl).last_step()
-    position = {k: v for k, v in (meta.get("position") or {}).items() if k in POSITION_FIELDS}
+    position = meta.position.carried() if meta.position is not None else {}
     state = RunState.model_validate(
         {
             "runId": run_id,
@@ -159,7 +156,7 @@ def prepare(
     return Continuation(run_id, segment, state, given, usage, spent, hint, ttl)
 
 
-def _settled_meta(memory: Memory, run_id: str, sleep: Callable[[float], object]) -> dict[str, Any]:
+def _settled_meta(memory: Memory, run_id: str, sleep: Callable[[float], object]) -> RunMeta:
     """The run's meta, once it tells the ending of the segment that has one: an ending is stored
     (and sent) a moment before the meta records it, with what a continuation starts from (the last
     step, the search position), so a client told the run ended may be quicker than the meta."""
@@ -168,7 +165,7 @@ def _settled_meta(memory: Memory, run_id: str, sleep: Callable[[float], object])
         meta = control.meta()
         if meta is None:
             raise RunNotFound(f"no run {run_id!r} (or its memory has expired)")
-        if meta.get("status") in FINISHED_STATUSES or not segment_ended(memory, run_id, meta):
+        if meta.status in FINISHED_STATUSES or not segment_ended(memory, run_id, meta):
             return meta
         sleep(SETTLE_POLL_SECONDS)
     raise RunInProgress(f"run {run_id} is just ending; ask again in a moment")
@@ -208,15 +205,11 @@ def claim(memory: Memory, continuation: Continuation, *, at: float) -> None:
     if not memory.put(taken):
         raise RunInProgress(f"another continuation of run {cont.run_id} has just begun")
     control = RunControl(memory, cont.run_id, cont.ttl)
-    segments = list((control.meta() or {}).get("segments", []))
+    segments = list((control.meta() or RunMeta()).segments)
     segments.append(
-        {
-            "segment": cont.segment,
-            "budgets": cont.budgets.dump(),
-            "via": cont.via,
-            "usageAtStart": cont.usage,
-            "startedAt": at,
-        }
+        Segment(
+            segment=cont.segment, budgets=cont.budgets, via=cont.via, usage_at_start=cont.usage, started_at=at
+        )
     )
     control.update_meta(status="running", segment=cont.segment, segments=segments)
     memory.delete(pk, "cancel")
@@ -238,7 +231,7 @@ def announce(memory: Memory, sink: EventSink | None, continuation: Continuation,
         "segment": cont.segment,
         "budgets": given.dump(),
         "via": cont.via,
-        "usage": cont.usage,
+        "usage": cont.usage.dump(),
         "message": message,
     }
     log = EventLog(memory, sink, ttl_seconds=cont.ttl)
@@ -248,47 +241,34 @@ def announce(memory: Memory, sink: EventSink | None, continuation: Continuation,
 # ---- per-segment spend ------------------------------------------------------------------------
 
 
-def usage_since(usage: dict[str, Any], start: dict[str, Any] | None) -> dict[str, Any]:
-    """What was spent since `start` (a usage summary), as a usage summary."""
-    start = start or {}
-    delta: dict[str, Any] = {k: int(usage.get(k, 0)) - int(start.get(k, 0)) for k in _USAGE_COUNTS}
-    delta["costUsd"] = round(float(usage.get("costUsd", 0.0)) - float(start.get("costUsd", 0.0)), 6)
-    return delta
-
-
 def close_segment(
-    meta: dict[str, Any],
-    segment: int,
-    *,
-    budgets: Budgets,
-    usage: dict[str, Any],
-    seconds: float,
-    outcome: str,
-) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    meta: RunMeta, segment: int, *, budgets: Budgets, usage: Usage, seconds: float, outcome: EventType
+) -> tuple[list[Segment], Usage]:
     """The run's segments with `segment` ended (its spend, time and outcome), and its spend."""
-    segments = [dict(s) for s in meta.get("segments", [])]
-    if not segments or segments[-1].get("segment") != segment:
-        segments.append({"segment": segment, "budgets": budgets.dump(), "usageAtStart": {}})
-    current = segments[-1]
-    spent = usage_since(usage, current.get("usageAtStart"))
-    current.update({"usage": spent, "seconds": round(max(0.0, seconds), 3), "outcome": outcome})
+    segments = list(meta.segments)
+    if not segments or segments[-1].segment != segment:
+        segments.append(Segment(segment=segment, budgets=budgets))
+    spent = usage.since(segments[-1].usage_at_start)
+    segments[-1] = segments[-1].model_copy(
+        update={"usage": spent, "seconds": round(max(0.0, seconds), 3), "outcome": outcome}
+    )
     return segments, spent
 
 
-def segments_summary(segments: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def segments_summary(segments: list[Segment]) -> list[dict[str, Any]]:
     """Per segment, for clients: its number, what it spent, how it ended and whether it had a hint."""
     shown = []
     for seg in segments:
-        usage = seg.get("usage") or {}
+        usage = seg.usage or Usage()
         shown.append(
             {
-                "segment": seg.get("segment", 0),
-                "searches": usage.get("searches", 0),
-                "recognitions": usage.get("recognitions", 0),
-                "llmCalls": usage.get("llmCalls", 0),
-                "costUsd": usage.get("costUsd", 0.0),
-                "outcome": seg.get("outcome"),
-                **({"via": seg["via"]} if seg.get("via") else {}),
+                "segment": seg.segment,
+                "searches": usage.searches,
+                "recognitions": usage.recognitions,
+                "llmCalls": usage.llm_calls,
+                "costUsd": usage.cost_usd,
+                "outcome": seg.outcome,
+                **({"via": seg.via} if seg.via else {}),
             }
         )
     return shown

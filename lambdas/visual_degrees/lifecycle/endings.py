@@ -19,6 +19,7 @@ ended can always be told how.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,6 +27,7 @@ from visual_degrees.constants import MAX_EVENT_BYTES
 from visual_degrees.domain.costs import DEFAULT_COSTS
 from visual_degrees.domain.models import DEFAULT_TTL_SECONDS, Budgets, EventType, RunEvent
 from visual_degrees.domain.outcomes import BY_EVENT, final_key
+from visual_degrees.domain.records import RunMeta
 from visual_degrees.lifecycle.budget import Budget
 from visual_degrees.lifecycle.event_log import EventLog
 from visual_degrees.lifecycle.run_access import stored_ttl
@@ -48,21 +50,21 @@ def end_run(
     *,
     at: float,
     segment: int | None = None,
-    **meta: Any,
+    meta: Mapping[str, Any] | None = None,
 ) -> RunEvent:
     """End the run's segment (`segment`; None: the one its meta says is going, 0 for a run never
     continued) with `type_` (a terminal event type) unless it has ended already; the ending that
-    holds. `meta`: more facts for the run's meta (hops, reason, code, …)."""
+    holds. `meta`: more facts for the run's meta (RunMeta's field names: hops, reason, code, …)."""
     control = RunControl(memory, run_id, ttl_seconds)
     if segment is None:
-        segment = int((control.meta() or {}).get("segment", 0))
+        segment = (control.meta() or RunMeta()).segment
     if "usage" not in data:
-        data = {**data, "usage": Budget(memory, run_id, Budgets(), DEFAULT_COSTS, ttl_seconds).summary()}
+        data = {**data, "usage": Budget(memory, run_id, Budgets(), DEFAULT_COSTS, ttl_seconds).usage().dump()}
     data = compact(data, MAX_EVENT_BYTES - ENVELOPE_BYTES)
     log = EventLog(memory, sink, ttl_seconds=ttl_seconds)
     event = log.append(run_id, final_key(segment), type_, data, at=at)
     if event.type == type_:
-        control.update_meta(status=BY_EVENT[type_].status, **meta)
+        control.update_meta(**{**(meta or {}), "status": BY_EVENT[type_].status})
     return event
 
 
@@ -112,4 +114,6 @@ def end_after_execution(
     data: dict[str, Any] = {"code": ending.code, "message": ending.message, "executionStatus": status}
     if ending.event == "cancelled":
         data["stopped"] = True
-    return end_run(memory, sink, run_id, ttl, ending.event, data, at=at, segment=segment, code=ending.code)
+    return end_run(
+        memory, sink, run_id, ttl, ending.event, data, at=at, segment=segment, meta={"code": ending.code}
+    )

@@ -24,8 +24,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from visual_degrees.domain.journal import CandidatePlan
 from visual_degrees.domain.models import Edge, Evidence, Face, ImageHit, Person
 from visual_degrees.domain.paths import edge_id
+from visual_degrees.domain.records import RunMeta
 from visual_degrees.lifecycle.event_log import run_pk
 from visual_degrees.ports import Item, Memory, Put
 
@@ -83,15 +85,18 @@ class RunItems:
 class RunControl(RunItems):
     """The run's lifecycle: meta, the cancel flag, memoised step outputs and journalled decisions."""
 
-    def create(self, meta: dict[str, Any]) -> bool:
-        return self._put("meta", meta, if_absent=True)
+    def create(self, meta: RunMeta) -> bool:
+        return self._put("meta", meta.stored(), if_absent=True)
 
-    def meta(self) -> dict[str, Any] | None:
-        return self._get("meta")
+    def meta(self) -> RunMeta | None:
+        data = self._get("meta")
+        return None if data is None else RunMeta.model_validate(data)
 
-    def update_meta(self, **changes: Any) -> None:
-        current = self.meta() or {}
-        self._put("meta", {**current, **changes})
+    def update_meta(self, **changes: Any) -> RunMeta:
+        """The meta with `changes` (RunMeta's field names), written back."""
+        meta = (self.meta() or RunMeta()).updated(**changes)
+        self._put("meta", meta.stored())
+        return meta
 
     def request_cancel(self, at: float) -> None:
         self._put("cancel", {"requestedAt": at}, if_absent=True)
@@ -239,11 +244,12 @@ class RunFrontier(RunItems):
     def bridged(self, a: str, b: str) -> bool:
         return self._get(f"bridged#{edge_id(a, b)}") is not None
 
-    def plan(self, frontier: str, round_no: int) -> dict[str, Any] | None:
-        return self._get(f"plan#{frontier}#{round_no:03d}")
+    def plan(self, frontier: str, round_no: int) -> CandidatePlan | None:
+        data = self._get(f"plan#{frontier}#{round_no:03d}")
+        return None if data is None else CandidatePlan.model_validate(data)
 
-    def save_plan(self, frontier: str, round_no: int, plan: dict[str, Any]) -> None:
-        self._put(f"plan#{frontier}#{round_no:03d}", plan)
+    def save_plan(self, frontier: str, round_no: int, plan: CandidatePlan) -> None:
+        self._put(f"plan#{frontier}#{round_no:03d}", plan.dump())
 
 
 class RunEvidence(RunItems):

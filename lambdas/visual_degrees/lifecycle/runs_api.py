@@ -43,6 +43,7 @@ from visual_degrees.domain.errors import ConditionFailed, RunInProgress, RunNotF
 from visual_degrees.domain.ids import execution_name, new_run_id
 from visual_degrees.domain.models import Budgets, RunOptions, RunState
 from visual_degrees.domain.outcomes import BY_EVENT, FINISHED_STATUSES, TERMINAL_EVENTS, run_status
+from visual_degrees.domain.records import RunMeta
 from visual_degrees.domain.requests import parse_options, validate_hint, validate_pair
 from visual_degrees.lifecycle import continuation
 from visual_degrees.lifecycle.active_runs import ActiveRuns
@@ -277,22 +278,31 @@ class RunsApi:
     def _failed_to_start(self, client_id: str, state: RunState, exc: Exception) -> None:
         """The client holds a run id already: end that run with a sanitised `error` event."""
         code = reply_for(exc)["code"]
-        self.end_with_error(
+        self._end_with_error(
             state.run_id,
             state.options.ttl_seconds,
-            code,
-            "the run could not be started",
-            runId=state.run_id,
-            personA=state.person_a.name,
-            personB=state.person_b.name,
+            {"code": code, "message": "the run could not be started"},
+            meta={
+                "run_id": state.run_id,
+                "person_a": state.person_a.name,
+                "person_b": state.person_b.name,
+            },
         )
         self._admission.release(client_id, state.run_id)
 
-    def end_with_error(self, run_id: str, ttl: int, code: str, message: str, **meta: Any) -> None:
-        """End a run that its engine could not carry to an ending of its own (one `error` event)."""
-        data = {"code": code, "message": message}
+    def _end_with_error(
+        self,
+        run_id: str,
+        ttl: int,
+        data: dict[str, Any],
+        *,
+        segment: int | None = None,
+        meta: dict[str, Any] | None = None,
+    ) -> None:
+        """End a run its engine could not carry to an ending of its own (one `error` event)."""
+        meta = {"code": data["code"], **(meta or {})}
         event = end_run(
-            self._memory, self._sink, run_id, ttl, "error", data, at=self._clock(), code=code, **meta
+            self._memory, self._sink, run_id, ttl, "error", data, at=self._clock(), segment=segment, meta=meta
         )
         if event.type == "error" and self._on_finished is not None:
             self._on_finished(run_id, "error", ttl)
@@ -313,7 +323,7 @@ class RunsApi:
         record = self._access.record(message.run_id, caller.client_id, message.run_token)
         run_id, ttl = message.run_id, ttl_of(record)
         memory = RunControl(self._memory, run_id, ttl)
-        finished = (memory.meta() or {}).get("status") in FINISHED_STATUSES
+        finished = (memory.meta() or RunMeta()).status in FINISHED_STATUSES
         if not finished:
             memory.request_cancel(self._clock())
             self._executions.cancel_requested(run_id)
@@ -336,7 +346,7 @@ class RunsApi:
                 self._on_finished(run_id, BY_EVENT[event.type].metric, ttl)
 
     def _end_cancelled(self, run_id: str, ttl: int) -> None:
-        usage = Budget(self._memory, run_id, Budgets(), self._costs, ttl).summary()
+        usage = Budget(self._memory, run_id, Budgets(), self._costs, ttl).usage().dump()
         data = {"stopped": True, "usage": usage}
         event = end_run(self._memory, self._sink, run_id, ttl, "cancelled", data, at=self._clock())
         # Another ending first (the run ended on its own just before): that one holds.
@@ -400,19 +410,7 @@ class RunsApi:
             "continuable": True,
             "why": "The continuation could not be started; ask again.",
         }
-        event = end_run(
-            self._memory,
-            self._sink,
-            cont.run_id,
-            cont.ttl,
-            "error",
-            data,
-            at=self._clock(),
-            segment=cont.segment,
-            code="continuation_not_started",
-        )
-        if event.type == "error" and self._on_finished is not None:
-            self._on_finished(cont.run_id, "error", cont.ttl)
+        self._end_with_error(cont.run_id, cont.ttl, data, segment=cont.segment)
         self._admission.release(client_id, cont.run_id)
 
     # ---- getRun --------------------------------------------------------------------------------
@@ -435,7 +433,7 @@ class RunsApi:
         return {
             "type": "run",
             "runId": run_id,
-            "status": run_status(final.type if final else None, meta, execution),
+            "status": run_status(final.type if final else None, meta.status if meta else None, execution),
             "personA": record.get("personA"),
             "personB": record.get("personB"),
             "lastSeq": last_seq,

@@ -10,15 +10,17 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from visual_degrees.domain.models import EventType, RunEvent, RunOptions, RunState
+from visual_degrees.domain.models import EventType, Model, RunEvent, RunOptions, RunState
+from visual_degrees.domain.records import Position, RunMeta
 from visual_degrees.lifecycle.budget import Budget, Resource
 from visual_degrees.lifecycle.context import StepContext
-from visual_degrees.lifecycle.continuation import POSITION_FIELDS, close_segment, segments_summary
+from visual_degrees.lifecycle.continuation import close_segment, segments_summary
 from visual_degrees.lifecycle.endings import end_run
 from visual_degrees.lifecycle.event_log import EventLog
 from visual_degrees.lifecycle.run_memory import RunMemory, SharedMemory
 
 T = TypeVar("T")
+M = TypeVar("M", bound=Model)
 
 
 class RunScope:
@@ -46,25 +48,24 @@ class RunScope:
         return self.log.append(self.state.run_id, key, type_, data, at=self.ctx.clock.now())
 
     def finish(self, type_: EventType, data: dict[str, Any], **meta: Any) -> RunEvent:
-        """End the run's segment with its one terminal event (lifecycle/endings.py); `meta` joins
-        its meta, with what a continuation would start from: the last step number, the search
+        """End the run's segment with its one terminal event (lifecycle/endings.py); `meta` (RunMeta
+        fields) joins its meta, with what a continuation would start from: the last step number, the search
         position, the clock, and the segment's spend (lifecycle/continuation.py). A continuation's
         ending also tells its segment, what the segment spent (`usage` is the run's total) and the
         spend of every segment so far."""
         state, now = self.state, self.ctx.clock.now()
-        usage = data.get("usage") or self.budget.summary()
+        usage = self.budget.usage()
         segments, spent = close_segment(
-            self.control.meta() or {},
+            self.control.meta() or RunMeta(),
             state.segment,
             budgets=self.options.budgets,
             usage=usage,
             seconds=now - state.started_at,
             outcome=type_,
         )
-        data = {**data, "usage": usage}
+        data = {**data, "usage": usage.dump()}
         if state.segment:
-            data.update(segment=state.segment, segmentUsage=spent, segments=segments_summary(segments))
-        position = state.model_dump(mode="json", by_alias=True, include=set(POSITION_FIELDS))
+            data.update(segment=state.segment, segmentUsage=spent.dump(), segments=segments_summary(segments))
         return end_run(
             self.ctx.memory,
             self.ctx.sink,
@@ -74,11 +75,13 @@ class RunScope:
             data,
             at=now,
             segment=state.segment,
-            lastStep=state.step,
-            position=position,
-            clockAt=now,
-            segments=segments,
-            **meta,
+            meta={
+                "last_step": state.step,
+                "position": Position.of(state).carried(),
+                "clock_at": now,
+                "segments": segments,
+                **meta,
+            },
         )
 
     def status(self, message: str, **extra: Any) -> RunEvent:
@@ -88,6 +91,11 @@ class RunScope:
         """A decision this step makes from memory it may change itself, journalled on first use so
         a re-run of the step (after a crash) replays it instead of seeing its own side effects."""
         return self.control.journal(self.state.step, name, choose)
+
+    def decide_as(self, name: str, kind: type[M], choose: Callable[[], M | None]) -> M | None:
+        """`decide` for a typed entry (domain/journal.py): journalled as its JSON, read back as one."""
+        value = self.decide(name, lambda: None if (chosen := choose()) is None else chosen.dump())
+        return None if value is None else kind.model_validate(value)
 
     # ---- budgets -----------------------------------------------------------------------------
 

@@ -15,7 +15,7 @@ def run(state: RunState, ctx: StepContext) -> RunState:
         {
             "hop": state.hop,
             **partial_paths_payload(scope),
-            "usage": scope.budget.summary(),
+            "usage": scope.budget.usage().dump(),
         },
     )
     return state.advanced(cancelled=True)

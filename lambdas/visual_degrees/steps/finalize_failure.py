@@ -28,7 +28,8 @@ def run(state: RunState, ctx: StepContext) -> RunState:
     message = REASONS.get(reason, "No chain was proven.").format(
         max_hops=plural(state.options.max_hops, "hop"), exhausted=state.exhausted or "search"
     )
-    unseen = (scope.control.meta() or {}).get("unseenEnd")
+    meta = scope.control.meta()
+    unseen = meta.unseen_end if meta is not None else None
     if reason == "candidates_exhausted" and unseen:
         message = f"No photo could be found showing {unseen} with anyone, and every chain needs one."
     else:
@@ -49,7 +50,7 @@ def run(state: RunState, ctx: StepContext) -> RunState:
             **verdict.payload(),
             **({"hint": hint} if hint else {}),
             **partial_paths_payload(scope),
-            "usage": scope.budget.summary(),
+            "usage": scope.budget.usage().dump(),
             "simSeconds": round(ctx.clock.now() - state.started_at, 3),
             # Bounded (an event must fit one WebSocket message): around A, B and the partial chain.
             "graph": graph_summary(

@@ -30,7 +30,7 @@ def run(state: RunState, ctx: StepContext) -> RunState:
     payload = final_payload(chain, edges, scope.evidence.names())  # the graph bounded around the chain
     if hint is not None:
         payload["hint"] = hint
-    payload["usage"] = scope.budget.summary()
+    payload["usage"] = scope.budget.usage().dump()
     payload["simSeconds"] = round(ctx.clock.now() - state.started_at, 3)
     scope.finish("final", payload, hops=len(chain))
     return state.advanced(reached=True, path=keys)

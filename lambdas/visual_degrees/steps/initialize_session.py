@@ -9,6 +9,7 @@ hint (`via`) becomes the user's hunches, checked first (search/hints.py).
 from __future__ import annotations
 
 from visual_degrees.domain.models import RunState
+from visual_degrees.domain.records import RunMeta
 from visual_degrees.domain.requests import validate_pair
 from visual_degrees.domain.wording import plural
 from visual_degrees.lifecycle.context import StepContext
@@ -24,18 +25,20 @@ def run(state: RunState, ctx: StepContext) -> RunState:
     state = state.model_copy(update={"person_a": a, "person_b": b})
     _, scope = begin(ctx, state)
     scope.control.create(
-        {
-            "runId": state.run_id,
-            "personA": a.name,
-            "personB": b.name,
-            "options": state.options.dump(),
-            "createdAt": now,
-            "status": "running",
-            "web": ctx.providers.web,
-        }
+        RunMeta(
+            run_id=state.run_id,
+            person_a=a.name,
+            person_b=b.name,
+            options=state.options,
+            created_at=now,
+            status="running",
+            web=ctx.providers.web,
+        )
     )
     # A re-run keeps the first attempt's start: the runtime budget counts from there.
-    state = state.model_copy(update={"started_at": (scope.control.meta() or {}).get("createdAt", now)})
+    meta = scope.control.meta()
+    started = meta.created_at if meta is not None and meta.created_at is not None else now
+    state = state.model_copy(update={"started_at": started})
     scope.state = state
     scope.evidence.remember_person(a)
     scope.evidence.remember_person(b)

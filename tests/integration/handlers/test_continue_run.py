@@ -50,7 +50,7 @@ def test_a_continuation_is_the_runs_next_execution(aws, context, capsys) -> None
         ws_subscribe.handler(
             message("subscribe", follow, connection_id="watcher", client_id="other"), context
         )
-        last_step = RunControl(runtime.memory, run_id, 1800).meta()["lastStep"]
+        last_step = RunControl(runtime.memory, run_id, 1800).meta().last_step
         before = len(aws.pushed("conn-1"))
         # When its owner continues it
         ask = {"action": "continueRun", "runId": run_id, "budgets": {"searches": 20}}
@@ -137,4 +137,4 @@ def test_a_continuation_whose_execution_ended_first_gets_its_own_ending(aws, con
     assert handled["ended"] == "cancelled"
     assert [e.type for e in endings] == ["no_path", "cancelled"]
     assert endings[-1].data["code"] == "execution_stopped"
-    assert meta["status"] == "cancelled" and meta["segment"] == 1
+    assert meta.status == "cancelled" and meta.segment == 1

@@ -36,23 +36,23 @@ def test_the_handlers_catalog_and_the_metrics_read_the_same_table():
 
 
 @pytest.mark.parametrize(
-    ("terminal", "meta", "execution", "expected"),
+    ("terminal", "meta_status", "execution", "expected"),
     [
         (None, None, None, "queued"),
         (None, None, "RUNNING", "running"),
-        (None, {"status": "running"}, None, "running"),
-        (None, {"status": "running"}, "RUNNING", "running"),
-        (None, {"status": "no_path"}, "SUCCEEDED", "no_path"),
-        (None, {"status": "running"}, "TIMED_OUT", "failed"),
-        (None, {"status": "running"}, "ABORTED", "cancelled"),
+        (None, "running", None, "running"),
+        (None, "running", "RUNNING", "running"),
+        (None, "no_path", "SUCCEEDED", "no_path"),
+        (None, "running", "TIMED_OUT", "failed"),
+        (None, "running", "ABORTED", "cancelled"),
         (None, None, "FAILED", "failed"),
         # The terminal event is stored before the meta catches up: it wins over both
-        ("final", {"status": "running"}, "RUNNING", "succeeded"),
+        ("final", "running", "RUNNING", "succeeded"),
         ("error", None, "SUCCEEDED", "failed"),
-        ("cancelled", {"status": "running"}, None, "cancelled"),
+        ("cancelled", "running", None, "cancelled"),
     ],
 )
-def test_one_status_rule_from_the_best_witness(terminal, meta, execution, expected):
-    assert run_status(terminal, meta, execution) == expected
+def test_one_status_rule_from_the_best_witness(terminal, meta_status, execution, expected):
+    assert run_status(terminal, meta_status, execution) == expected
     if terminal is not None:
         assert expected == BY_EVENT[terminal].status

@@ -12,6 +12,7 @@ from tests.support.fakes import ListSink
 from visual_degrees.domain.ceilings import AboveCeiling
 from visual_degrees.domain.errors import InvalidInput, ProviderError, RunNotFound
 from visual_degrees.domain.models import RunOptions, RunState
+from visual_degrees.domain.records import RunMeta
 from visual_degrees.lifecycle.event_log import EventLog
 from visual_degrees.lifecycle.run_memory import RunMemory
 from visual_degrees.lifecycle.runs_api import (
@@ -124,7 +125,7 @@ def start(world: World, caller: Caller = ALICE, **options: Any) -> str:
 
 
 def finish(world: World, run_id: str, status: str = "succeeded") -> None:
-    RunMemory(world.memory, run_id, 1800).control.create({"runId": run_id, "status": status})
+    RunMemory(world.memory, run_id, 1800).control.create(RunMeta(run_id=run_id, status=status))
 
 
 # ---- startRun ------------------------------------------------------------------------------------
@@ -306,7 +307,7 @@ def test_a_repeated_cancel_after_the_grace_period_stops_a_stuck_execution_with_o
     assert world.executions.stopped == [world.executions.execution_arn(run_id)]
     assert [e.type for e in world.sink.events] == ["cancelled"]
     assert world.finished == [(run_id, "cancelled")]
-    assert RunMemory(world.memory, run_id, 1800).control.meta()["status"] == "cancelled"
+    assert RunMemory(world.memory, run_id, 1800).control.meta().status == "cancelled"
 
 
 def test_a_forced_stop_keeps_an_ending_the_run_reached_on_its_own():

@@ -17,9 +17,9 @@ def test_reservations_stop_exactly_at_the_limit_and_cost_is_counted():
     assert [b.reserve("searches") for _ in range(3)] == [True, True, False]
     assert [b.reserve("recognitions") for _ in range(4)] == [True, True, True, False]
     b.record_llm_tokens(1_000, 200)
-    s = b.summary()
-    assert (s["searches"], s["recognitions"]) == (2, 3)
-    assert s["costUsd"] == pytest.approx(2 * 0.005 + 3 * 0.001 + (1_000 * 0.75 + 200 * 3.75) / 1e6)
+    s = b.usage()
+    assert (s.searches, s.recognitions) == (2, 3)
+    assert s.cost_usd == pytest.approx(2 * 0.005 + 3 * 0.001 + (1_000 * 0.75 + 200 * 3.75) / 1e6)
     assert b.remaining("searches") == 0 and b.remaining("llmCalls") == 12
 
 
@@ -43,4 +43,4 @@ def test_concurrent_reservations_never_exceed_the_budget(tmp_path):
     for t in threads:
         t.join()
     assert granted.count(True) == 50
-    assert budget(memory, recognitions=50).summary()["recognitions"] == 50
+    assert budget(memory, recognitions=50).usage().recognitions == 50

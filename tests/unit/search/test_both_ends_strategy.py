@@ -45,7 +45,8 @@ def test_s2_stops_for_an_end_its_own_search_could_not_show() -> None:
     result = run.strategy.discover(run.scope)
     # Then discovery is over, without a search, and the run's meta names the end
     assert result.exhausted and not result.found and web.calls["search"] == 0
-    assert (run.scope.control.meta() or {}).get("unseenEnd") == B
+    meta = run.scope.control.meta()
+    assert meta is not None and meta.unseen_end == B
 
 
 def test_s2_with_the_graph_already_connecting_a_and_b_is_reached_without_a_search() -> None:

@@ -58,7 +58,8 @@ def test_s2_gives_up_on_an_end_no_title_names_when_nobody_can_say_where_to_look(
     result = run.strategy.discover(run.next_step())
     # Then discovery is over without another search, and the run's meta names the end
     assert result.exhausted and not result.found and web.calls["search"] == 0
-    assert (run.scope.control.meta() or {}).get("unseenEnd") == B
+    meta = run.scope.control.meta()
+    assert meta is not None and meta.unseen_end == B
     assert run.statuses()[-1] == f"No photo shows {B} with anyone, and nobody could say where else to look"
 
 

@@ -86,8 +86,8 @@ def choose_plan(scope: SearchScope, context: PlannerContext) -> Plan:
 
 
 def usage(scope: SearchScope) -> tuple[int, int, int]:
-    summary = scope.budget.summary()
-    return summary["llmCalls"], summary["llmTokensIn"], summary["llmTokensOut"]
+    usage = scope.budget.usage()
+    return usage.llm_calls, usage.llm_tokens_in, usage.llm_tokens_out
 
 
 # ---- plans (S3 of the seed strategy) -------------------------------------------------------------

@@ -114,9 +114,7 @@ class Bench:
             cpu_ms = (time.process_time() - started) * 1000
             if saved is not None:
                 saved.add(result.cache_tally)
-            usage = Budget(
-                memory, result.run_id, options.budgets, DEFAULT_COSTS, options.ttl_seconds
-            ).summary()
+            usage = Budget(memory, result.run_id, options.budgets, DEFAULT_COSTS, options.ttl_seconds).usage()
             clock, start = clocks[0]
             final = result.final.data if result.final is not None else {}
             record = RunRecord(
@@ -126,10 +124,10 @@ class Bench:
                 solvable=shortest is not None,
                 outcome=result.outcome,
                 reason=final.get("reason") or final.get("code"),
-                cost_usd=float(usage["costUsd"]),
-                searches=int(usage["searches"]),
-                recognitions=int(usage["recognitions"]),
-                llm_calls=int(usage["llmCalls"]),
+                cost_usd=usage.cost_usd,
+                searches=usage.searches,
+                recognitions=usage.recognitions,
+                llm_calls=usage.llm_calls,
                 state_transitions=len(result.execution.visited),
                 sim_latency_s=round(clock.now() - start, 3),
                 cpu_ms=round(cpu_ms, 2),

@@ -187,9 +187,7 @@ def _environment_of(
     meta = RunControl(memory, run_id, 60).meta()
     if meta is None:
         raise RunNotFound(f"no run {run_id!r} here (or its memory has expired)")
-    providers = (
-        args.providers or record.get("providers") or ("live" if meta.get("web") == "live" else "sandbox")
-    )
+    providers = args.providers or record.get("providers") or ("live" if meta.web == "live" else "sandbox")
     recorded: dict[str, Any] = {"providers": providers}
     if providers == "live":
         environment: Any = environments.live_environment()
@@ -204,12 +202,12 @@ def _environment_of(
                 record.get("faults", ""),
             )
         sandbox = environments.sandbox_environment(world, seed=seed, faults=faults)
-        names = [str(meta.get("personA")), str(meta.get("personB"))]
+        names = [str(meta.person_a), str(meta.person_b)]
         if args.via is not None:
             environments.require_known(sandbox, *names, args.via)
         environment = sandbox
         recorded.update(worldPath=str(world.resolve()) if world else None, seed=seed, faults=faults)
-        _same_web(sandbox, run_id, str(meta.get("web", "")), world)
+        _same_web(sandbox, run_id, meta.web or "", world)
     return environment, recorded, providers == "sandbox"
 
 

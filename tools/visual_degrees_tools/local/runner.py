@@ -108,9 +108,8 @@ class LocalRunner:
         name = execution_name(run_id, segment)
         env = self._environment(run_id)
         if segment and env.simulated:  # simulated time goes on from where the last segment ended
-            resumed_at = float(
-                (RunControl(self.memory, run_id, DEFAULT_TTL_SECONDS).meta() or {}).get("clockAt", 0)
-            )
+            meta = RunControl(self.memory, run_id, DEFAULT_TTL_SECONDS).meta()
+            resumed_at = (meta.clock_at or 0.0) if meta is not None else 0.0
             if resumed_at > env.clock.now():
                 env.sleep(resumed_at - env.clock.now())
         ctx = StepContext(

@@ -31,6 +31,7 @@ from visual_degrees.domain.ids import execution_name
 from visual_degrees.domain.models import DEFAULT_TTL_SECONDS
 from visual_degrees.lifecycle.endings import end_run
 from visual_degrees.lifecycle.event_log import run_pk
+from visual_degrees.lifecycle.run_memory import RunControl
 from visual_degrees.ports import EventSink, Memory, Put
 from visual_degrees_tools.local.asl.history import History
 from visual_degrees_tools.local.executions import ExecutionStore
@@ -157,7 +158,7 @@ class InFlight:
         ttl = int(entry.get("ttlSeconds", DEFAULT_TTL_SECONDS))
         data = {"code": STOPPED_CODE, "message": STOPPED_MESSAGE}
         now = self._clock()
-        event = end_run(self._memory, sink, run_id, ttl, "error", data, at=now, code=STOPPED_CODE)
+        event = end_run(self._memory, sink, run_id, ttl, "error", data, at=now, meta={"code": STOPPED_CODE})
         if event.type == "error" and event.data.get("code") == STOPPED_CODE:
             self._record_execution(run_id, now)
         self.remove(run_id)
@@ -167,8 +168,8 @@ class InFlight:
         with the process)."""
         owner = self._memory.get(run_pk(run_id), "owner")
         people = owner.data if owner is not None else {}
-        meta = self._memory.get(run_pk(run_id), "meta")
-        segment = int((meta.data if meta is not None else {}).get("segment", 0))
+        meta = RunControl(self._memory, run_id, DEFAULT_TTL_SECONDS).meta()
+        segment = meta.segment if meta is not None else 0
         history = History(lambda: at, max_events=2)
         history.close(
             "ExecutionFailed",

@@ -203,7 +203,7 @@ class LocalExecutions:
                 data,
                 at=time.time(),
                 segment=state.segment,
-                code="internal_error",
+                meta={"code": "internal_error"},
             )
         finally:
             self._release(run_id, name)

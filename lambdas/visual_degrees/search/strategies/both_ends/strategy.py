@@ -10,8 +10,8 @@ the best connected person of the other side, not only the far end.
 from __future__ import annotations
 
 from functools import partial
-from typing import Any
 
+from visual_degrees.domain.journal import Expansion, RoundPlan
 from visual_degrees.domain.models import Side
 from visual_degrees.domain.planning import Plan, PlannerContext
 from visual_degrees.domain.wording import plural
@@ -43,21 +43,21 @@ class BothEnds(Seed):
         last = Observed()
         reached: bool = graph_connects(scope)
         found = 0
-        expansion: trees.Expansion | None = None
+        expansion: Expansion | None = None
         attempt = 0
         # Each round's choice and outcome is journalled: a re-run of this step must replay the rounds
         # its first attempt made, not re-decide them from the graph those rounds already changed.
         while not reached and not found and not last.exhausted and not scope.runtime_exceeded():
-            plan = scope.decide(f"expand.{attempt}", partial(self._plan_round, scope))
-            if plan["unseen"] is not None:
-                scope.control.update_meta(unseenEnd=plan["unseen"])
-                scope.status(f"No photo shows {plan['unseen']} with anyone; every chain would need one")
+            plan = scope.decide_as(f"expand.{attempt}", RoundPlan, partial(self._plan_round, scope))
+            if plan is not None and plan.unseen is not None:
+                scope.control.update_meta(unseen_end=plan.unseen)
+                scope.status(f"No photo shows {plan.unseen} with anyone; every chain would need one")
                 expansion = None
                 break
-            if plan["choice"] is None:
+            if plan is None or plan.choice is None:
                 expansion = None
                 break
-            expansion = trees.Expansion(**plan["choice"])
+            expansion = plan.choice
             person = scope.person(expansion.key)
             # Evidence from earlier runs may already show who appears with them: no search needed.
             known = scope.decide(
@@ -105,22 +105,12 @@ class BothEnds(Seed):
     def _found(self, scope: SearchScope, key: str, side: Side) -> int:
         return len(self.untried(scope, key, side))
 
-    def _plan_round(self, scope: SearchScope) -> dict[str, Any]:
+    def _plan_round(self, scope: SearchScope) -> RoundPlan:
         """Stop (an end no search can find) or the next person to search about (None: nobody left)."""
         gone = trees.unseen_end(scope, self.knobs)
         if gone is not None:
-            return {"unseen": scope.person(gone).name, "choice": None}
-        nxt = trees.next_expansion(scope, self.knobs, self.discovery_order)
-        if nxt is None:
-            return {"unseen": None, "choice": None}
-        choice = {
-            "side": nxt.side,
-            "key": nxt.key,
-            "depth": nxt.depth,
-            "round": nxt.round,
-            "query": nxt.query,
-        }
-        return {"unseen": None, "choice": choice}
+            return RoundPlan(unseen=scope.person(gone).name)
+        return RoundPlan(choice=trees.next_expansion(scope, self.knobs, self.discovery_order))
 
     def untried(self, scope: SearchScope, frontier: str, side: Side | None = None) -> list[Candidate]:
         """The frontier's proven neighbours one level further from its end (a shallower one is

@@ -10,8 +10,7 @@ discovery log, so a re-run step that journals its choices (RunScope.decide) repl
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from visual_degrees.domain.journal import Expansion
 from visual_degrees.domain.models import Side
 from visual_degrees.domain.queries import discovery_query
 from visual_degrees.domain.strategy import Knobs
@@ -24,15 +23,6 @@ from visual_degrees.search.scope import SearchScope
 ROUNDS_PER_PERSON = 1
 # A round that found a person again counts half a level deeper: a fresh person at the same depth first.
 REPEAT_PENALTY = 0.5
-
-
-@dataclass(frozen=True)
-class Expansion:
-    side: Side
-    key: str
-    depth: int
-    round: int
-    query: str
 
 
 def roots(scope: SearchScope) -> dict[Side, str]:

@@ -11,24 +11,14 @@ could still fit within max hops.
 from __future__ import annotations
 
 from collections import deque
-from dataclasses import dataclass
 
+from visual_degrees.domain.journal import PageToRead
 from visual_degrees.domain.models import Side
 from visual_degrees.domain.names import name_key
 from visual_degrees.domain.queries import discovery_query, pair_query
 from visual_degrees.search.scope import SearchScope
 from visual_degrees.search.strategies.caption_leads.chains import neighbours, pair_cost
 from visual_degrees.search.strategies.caption_leads.leads import LeadBook
-
-
-@dataclass(frozen=True)
-class PageToRead:
-    """The next page of results to read: its query, whom it is about, and where they stand."""
-
-    query: str
-    subjects: list[str]
-    side: Side
-    depth: int
 
 
 def sides(scope: SearchScope, book: LeadBook) -> dict[Side, dict[str, int]]:

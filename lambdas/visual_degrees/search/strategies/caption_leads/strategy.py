@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import partial
-from typing import Any
 
+from visual_degrees.domain.journal import PageToRead
 from visual_degrees.domain.queries import event_query, pair_query
 from visual_degrees.domain.strategy import Knobs
 from visual_degrees.domain.wording import plural
@@ -85,7 +85,7 @@ class CaptionLeads:
             return self._rescue(scope, book, partial(rescue.end_event, book, [unseen])) or _give_up(
                 scope, end, f"No photo shows {end} with anyone, and nobody could say where else to look"
             )
-        plan = scope.decide("expand", partial(_expansion, scope, book))
+        plan = scope.decide_as("expand", PageToRead, partial(expansion.next_expansion, scope, book))
         if plan is None and scope.decide("ask", lambda: matching.worth_asking(scope, book) is not None):
             return StepResult(found=True)  # nobody left to search: S3 asks the planner where to look
         if plan is None:
@@ -106,9 +106,9 @@ class CaptionLeads:
                     scope, end, f"No photo we could find shows {end} with anyone; every chain needs one"
                 )
             return StepResult(exhausted=True)
-        query, subjects = str(plan["query"]), [str(k) for k in plan["subjects"]]
+        query, subjects = plan.query, plan.subjects
         who = " and ".join(book.name(k) for k in subjects)
-        scope.status(f"Who appears with {who}? Searching {query!r}", side=plan["side"])
+        scope.status(f"Who appears with {who}? Searching {query!r}", side=plan.side)
         got = chains.read(scope, query, subjects)
         book = book.reread()
         limit = scope.options.images_per_search
@@ -213,7 +213,7 @@ class CaptionLeads:
 
 
 def _give_up(scope: SearchScope, end: str, why: str) -> StepResult:
-    scope.control.update_meta(unseenEnd=end)
+    scope.control.update_meta(unseen_end=end)
     scope.status(why)
     return StepResult(exhausted=True)
 
@@ -228,10 +228,3 @@ def blind_look(book: LeadBook, query: str, subjects: list[str]) -> list[str]:
         return []
     page = [url for url, photo in book.photos.items() if query in photo.queries]
     return [url for url in page if named.isdisjoint(book.photos[url].keys) and book.available(url)]
-
-
-def _expansion(scope: SearchScope, book: LeadBook) -> dict[str, Any] | None:
-    plan = expansion.next_expansion(scope, book)
-    if plan is None:
-        return None
-    return {"query": plan.query, "subjects": plan.subjects, "side": plan.side, "depth": plan.depth}

@@ -9,6 +9,7 @@ same walk over both ends' trees; it changes the hooks below, never the walk.
 
 from __future__ import annotations
 
+from visual_degrees.domain.journal import CandidatePlan
 from visual_degrees.domain.models import Edge, Side
 from visual_degrees.domain.names import name_key
 from visual_degrees.domain.planning import Plan, PlannerContext, fallback_plan
@@ -104,7 +105,7 @@ class Seed:
             return StepResult(position=position.moved(selected=None), observed=None)
         untried_keys = {c.key for c in untried}
         saved = scope.frontier.plan(frontier.key, state.round)
-        if saved is None or not untried_keys.intersection(saved["order"]):
+        if saved is None or not untried_keys.intersection(saved.order):
             context = PlannerContext(
                 target=target.name,
                 frontier=frontier.name,
@@ -113,15 +114,15 @@ class Seed:
                 remaining_searches=scope.budget.remaining("searches"),
             )
             plan = self.choose_plan(scope, context)
-            saved = {
-                "order": plan_order(plan, self.ranked(untried), target.key),
-                "queries": {name_key(n): q for n, q in plan.queries.items()},
-                "source": plan.source,
-            }
+            saved = CandidatePlan(
+                order=plan_order(plan, self.ranked(untried), target.key),
+                queries={name_key(n): q for n, q in plan.queries.items()},
+                source=plan.source,
+            )
             scope.frontier.save_plan(frontier.key, state.round, saved)
             if plan.narration:
                 scope.status(plan.narration, source="planner")
-        nxt = next(k for k in saved["order"] if k in untried_keys)
+        nxt = next(k for k in saved.order if k in untried_keys)
         scope.status(f"Next: can we prove {frontier.name} — {scope.person(nxt).name}?")
         return StepResult(found=True, position=position.moved(selected=nxt), observed=None)
 
@@ -144,8 +145,8 @@ class Seed:
         if edge is not None:
             scope.status(f"Already holding a photo of {frontier.name} with {candidate.name}")
         else:
-            plan = scope.frontier.plan(frontier.key, state.round) or {}
-            query = plan.get("queries", {}).get(candidate.key) or pair_query(frontier.name, candidate.name)
+            saved = scope.frontier.plan(frontier.key, state.round) or CandidatePlan()
+            query = saved.queries.get(candidate.key) or pair_query(frontier.name, candidate.name)
             scope.status(f"Verifying {frontier.name} — {candidate.name}: searching {query!r}")
             observed = search(scope, query)
             record(scope, observed, frontier=frontier.key, focus={frontier.key, candidate.key})
