@@ -10,44 +10,13 @@ so a strategy may go on after its first proven chain (looking for a shorter one,
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass
 from typing import Any, Protocol
 
-from visual_degrees.domain.models import RunState, Side
+from visual_degrees.domain.records import Position
 from visual_degrees.domain.strategy import Knobs
 from visual_degrees.search.observe import Observed
 from visual_degrees.search.scope import Rules, SearchScope
-
-
-@dataclass(frozen=True)
-class Position:
-    """Where a search stands in the run's payload (RunState): the frontier and its side and depth,
-    the chain to it, its discovery round and the candidate picked. The default strategy keeps its
-    position in run memory and only moves `frontier` and `selected` to name the pair it works on."""
-
-    side: Side
-    frontier: str | None
-    hop: int
-    path: list[str] = field(default_factory=list)
-    round: int = 0
-    selected: str | None = None
-
-    @classmethod
-    def of(cls, state: RunState) -> Position:
-        return cls(state.side, state.frontier, state.hop, list(state.path), state.round, state.selected)
-
-    def moved(self, **changes: Any) -> Position:
-        return replace(self, **changes)
-
-    def fields(self) -> dict[str, Any]:
-        return {
-            "side": self.side,
-            "frontier": self.frontier,
-            "hop": self.hop,
-            "path": self.path,
-            "round": self.round,
-            "selected": self.selected,
-        }
 
 
 @dataclass(frozen=True)

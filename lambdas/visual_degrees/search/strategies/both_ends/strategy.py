@@ -14,13 +14,14 @@ from functools import partial
 from visual_degrees.domain.journal import Expansion, RoundPlan
 from visual_degrees.domain.models import Side
 from visual_degrees.domain.planning import Plan, PlannerContext
+from visual_degrees.domain.records import Position
 from visual_degrees.domain.wording import plural
 from visual_degrees.lifecycle.run_memory import Candidate
 from visual_degrees.search.confirm import settle
 from visual_degrees.search.evidence import graph_connects, record, search
 from visual_degrees.search.known_edges import import_known
 from visual_degrees.search.observe import Observed
-from visual_degrees.search.port import Position, StepResult
+from visual_degrees.search.port import StepResult
 from visual_degrees.search.scope import SearchScope
 from visual_degrees.search.strategies.both_ends import trees
 from visual_degrees.search.strategies.seed.selection import ask_planner

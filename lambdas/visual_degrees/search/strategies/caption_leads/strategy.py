@@ -20,12 +20,13 @@ from functools import partial
 
 from visual_degrees.domain.journal import PageToRead
 from visual_degrees.domain.queries import event_query, pair_query
+from visual_degrees.domain.records import Position
 from visual_degrees.domain.strategy import Knobs
 from visual_degrees.domain.wording import plural
 from visual_degrees.search.confirm import settle
 from visual_degrees.search.known_edges import earlier_chain
 from visual_degrees.search.observe import Observed
-from visual_degrees.search.port import Position, StepResult
+from visual_degrees.search.port import StepResult
 from visual_degrees.search.progress import show_progress
 from visual_degrees.search.scope import Rules, SearchScope
 from visual_degrees.search.strategies.caption_leads import chains, expansion, matching, rescue

@@ -14,6 +14,7 @@ from visual_degrees.domain.models import Edge, Side
 from visual_degrees.domain.names import name_key
 from visual_degrees.domain.planning import Plan, PlannerContext, fallback_plan
 from visual_degrees.domain.queries import GROUP_FIRST, discovery_query, pair_query
+from visual_degrees.domain.records import Position
 from visual_degrees.domain.strategy import Knobs
 from visual_degrees.domain.wording import plural
 from visual_degrees.lifecycle.run_memory import Candidate
@@ -21,7 +22,7 @@ from visual_degrees.search.confirm import settle
 from visual_degrees.search.evidence import find_pair, record, search
 from visual_degrees.search.known_edges import earlier_chain
 from visual_degrees.search.observe import Observed
-from visual_degrees.search.port import Position, StepResult
+from visual_degrees.search.port import StepResult
 from visual_degrees.search.scope import Rules, SearchScope
 from visual_degrees.search.strategies.seed.selection import ask_planner, plan_order, summaries
 
