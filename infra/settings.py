@@ -57,7 +57,7 @@ class DeploymentSettings(BaseModel):
     # False: the layer is a stub (its requirements file), for offline synth; never deploy that.
     bundle_layer: bool = Field(default=True, alias="bundleLayer")
 
-    # Providers (read by visual_degrees.config.Settings through VD_SEARCH_ENGINE / VD_PLANNER / ...).
+    # Providers (read by visual_degrees.settings.Settings through VD_SEARCH_ENGINE / VD_PLANNER / ...).
     search_engine: SearchEngine = Field(default="brave", alias="searchEngine")
     planner: PlannerName = "gemini"
     bedrock_model_id: str = Field(

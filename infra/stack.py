@@ -25,12 +25,13 @@ from infra.nag import acknowledge
 from infra.settings import DeploymentSettings
 from visual_degrees.constants import (
     ENV_BEDROCK_MODEL_ID,
+    ENV_CLIENT_TOKENS_SECRET_ARN,
     ENV_MAX_ACTIVE_RUNS,
     ENV_PLANNER,
+    ENV_PROVIDER_SECRET_ARN,
     ENV_RUN_CEILINGS,
     ENV_RUN_DEFAULTS,
     ENV_SEARCH_ENGINE,
-    ENV_SECRET_ARN,
     ENV_STATE_MACHINE_ARN,
     ENV_TABLE_NAME,
     ENV_WEBSOCKET_ENDPOINT,
@@ -137,13 +138,13 @@ class VisualDegreesStack(Stack):
     def _provider_keys(self, function: lambda_.Function) -> dict[str, str]:
         self.secrets.provider_keys.grant_read(function)
         return {
-            ENV_SECRET_ARN: self.secrets.provider_keys.secret_arn,
+            ENV_PROVIDER_SECRET_ARN: self.secrets.provider_keys.secret_arn,
             ENV_SEARCH_ENGINE: self.settings.search_engine,
         }
 
     def _client_tokens(self, function: lambda_.Function) -> dict[str, str]:
         self.secrets.client_tokens.grant_read(function)
-        return {ENV_SECRET_ARN: self.secrets.client_tokens.secret_arn}
+        return {ENV_CLIENT_TOKENS_SECRET_ARN: self.secrets.client_tokens.secret_arn}
 
     def _recognize(self, function: lambda_.Function) -> dict[str, str]:
         # A policy of its own (a child of the role, not of the function, whose acknowledgment is about

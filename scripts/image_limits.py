@@ -222,7 +222,7 @@ def child(case: str, base: str, memory_limit_mb: int, pool_size: int) -> dict[st
     limit = memory_limit_mb * 1024 * 1024
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
     from visual_degrees.adapters.live.providers import build_fetcher
-    from visual_degrees.config import Settings
+    from visual_degrees.settings import Settings
 
     fetcher = build_fetcher(Settings(fetch_allow_networks="127.0.0.1/32"))
     rss_before = _rss_mb()

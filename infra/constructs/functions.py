@@ -56,8 +56,8 @@ class Need(enum.Enum):
     START_RUN = "start_run"  # states:StartExecution (VD_STATE_MACHINE_ARN)
     STOP_RUN = "stop_run"  # states:StopExecution
     DESCRIBE_RUN = "describe_run"  # states:DescribeExecution
-    PROVIDER_KEYS = "provider_keys"  # the provider API key secret (VD_SECRET_ARN)
-    CLIENT_TOKENS = "client_tokens"  # the client token secret (VD_SECRET_ARN)
+    PROVIDER_KEYS = "provider_keys"  # the provider API key secret (VD_PROVIDER_SECRET_ARN)
+    CLIENT_TOKENS = "client_tokens"  # the client token secret (VD_CLIENT_TOKENS_SECRET_ARN)
     RECOGNIZE = "recognize"  # rekognition:RecognizeCelebrities
     PLAN = "plan"  # the planner provider (bedrock:InvokeModel when planner=bedrock)
 
@@ -171,7 +171,7 @@ def powertools_environment(settings: DeploymentSettings) -> dict[str, str]:
         "POWERTOOLS_LOG_LEVEL": settings.log_level,
         "POWERTOOLS_LOGGER_LOG_EVENT": "false",  # events carry names and run tokens
         "POWERTOOLS_TRACER_CAPTURE_RESPONSE": "false",  # responses may carry run tokens
-        # Powertools get_secret's cache; visual_degrees.config caches provider keys itself (300 s too).
+        # Powertools' secret cache (adapters/aws/secrets.py), for the provider keys and client tokens.
         "POWERTOOLS_PARAMETERS_MAX_AGE": "300",
     }
 

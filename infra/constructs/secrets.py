@@ -1,7 +1,8 @@
 """Secrets: provider API keys and client tokens, two secrets so each reader sees only its own.
 
 Neither value appears in the template or in an environment variable: functions get the secret's ARN
-(`VD_SECRET_ARN`) and read it at runtime through a cache (visual_degrees.config). CloudFormation
+(`VD_PROVIDER_SECRET_ARN`, `VD_CLIENT_TOKENS_SECRET_ARN`) and read it at runtime through a cache
+(adapters/aws/secrets.py). CloudFormation
 generates the first value; operators put the real one with `aws secretsmanager put-secret-value`.
 """
 
@@ -15,7 +16,7 @@ from constructs import Construct
 
 from infra.nag import acknowledge
 from infra.settings import DeploymentSettings
-from visual_degrees.config import SECRET_FIELDS
+from visual_degrees.settings import SECRET_FIELDS
 
 # JSON keys of the provider secret: the ones the runtime reads (named in the secret's description).
 PROVIDER_KEY_FIELDS = SECRET_FIELDS

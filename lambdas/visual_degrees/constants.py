@@ -13,15 +13,16 @@ TTL_ATTRIBUTE = "expiresAt"
 DATA_ATTRIBUTE = "data"  # the item's JSON document, stored as a string
 COUNTERS_ATTRIBUTE_PREFIX = "n_"  # atomic counters are top-level numbers: n_<name>
 
-# Environment variables. Every setting is `VD_<FIELD>`: config.Settings reads the providers' (and
-# names any of them with Settings.env_name), handlers/wiring.LambdaEnvironment the deployment's
-# wiring below (set by the CDK app), and the CLI finds its dotenv file in ENV_CONFIG_FILE.
+# Environment variables. Every setting is `VD_<FIELD>` of settings.Settings, one model for every
+# process (Settings.env_name names any of them); the CDK app sets each function the ones below its
+# grants need, and the CLI finds its dotenv file in ENV_CONFIG_FILE.
 ENV_PREFIX = "VD_"
 ENV_CONFIG_FILE = "VD_CONFIG_FILE"
 ENV_TABLE_NAME = "VD_TABLE_NAME"
 ENV_STATE_MACHINE_ARN = "VD_STATE_MACHINE_ARN"
 ENV_WEBSOCKET_ENDPOINT = "VD_WEBSOCKET_ENDPOINT"
-ENV_SECRET_ARN = "VD_SECRET_ARN"
+ENV_PROVIDER_SECRET_ARN = "VD_PROVIDER_SECRET_ARN"  # the provider keys (the steps that call providers)
+ENV_CLIENT_TOKENS_SECRET_ARN = "VD_CLIENT_TOKENS_SECRET_ARN"  # {clientId: token} (the authorizer)
 ENV_SEARCH_ENGINE = "VD_SEARCH_ENGINE"
 ENV_PLANNER = "VD_PLANNER"
 ENV_BEDROCK_MODEL_ID = "VD_BEDROCK_MODEL_ID"

@@ -15,7 +15,8 @@ from infra.constructs.observability import METRICS_NAMESPACE
 from tests.infrastructure.queries import function_for, functions_by_handler, handler_of, resources
 from tests.support.cdk_template import REPO_ROOT, Synthesis
 from visual_degrees.constants import (
-    ENV_SECRET_ARN,
+    ENV_CLIENT_TOKENS_SECRET_ARN,
+    ENV_PROVIDER_SECRET_ARN,
     ENV_STATE_MACHINE_ARN,
     ENV_TABLE_NAME,
     ENV_WEBSOCKET_ENDPOINT,
@@ -119,20 +120,23 @@ def test_environment_names_exactly_the_resources_a_function_may_use(raw: dict[st
         assert (ENV_TABLE_NAME in env) == (Need.MEMORY in spec.needs), spec.module
         assert (ENV_WEBSOCKET_ENDPOINT in env) == (Need.PUSH in spec.needs), spec.module
         assert (ENV_STATE_MACHINE_ARN in env) == bool(spec.needs & run_needs), spec.module
+        # Each secret has a variable of its own: one name, one meaning, in every function
         if Need.PROVIDER_KEYS in spec.needs:
-            assert env[ENV_SECRET_ARN] == {"Ref": provider_secret}, spec.module
-        elif Need.CLIENT_TOKENS in spec.needs:
-            assert env[ENV_SECRET_ARN] == {"Ref": tokens_secret}, spec.module
+            assert env[ENV_PROVIDER_SECRET_ARN] == {"Ref": provider_secret}, spec.module
         else:
-            assert ENV_SECRET_ARN not in env, spec.module
+            assert ENV_PROVIDER_SECRET_ARN not in env, spec.module
+        if Need.CLIENT_TOKENS in spec.needs:
+            assert env[ENV_CLIENT_TOKENS_SECRET_ARN] == {"Ref": tokens_secret}, spec.module
+        else:
+            assert ENV_CLIENT_TOKENS_SECRET_ARN not in env, spec.module
 
 
 def test_no_environment_variable_carries_a_secret(raw: dict[str, Any]) -> None:
-    # Names that would hold a key or token are refused; the only secret reference is an ARN.
-    secretish = re.compile(r"(API_KEY|TOKEN|PASSWORD|SECRET)(?!_ARN$)")
+    # Names that would hold a key or token are refused; the only secret reference is a secret's ARN.
+    secretish = re.compile(r"API_KEY|TOKEN|PASSWORD|SECRET")
     for lid, function in resources(raw, "AWS::Lambda::Function").items():
         for name, value in function["Properties"]["Environment"]["Variables"].items():
-            assert not secretish.search(name), f"{lid}: {name}"
+            assert name.endswith("_SECRET_ARN") or not secretish.search(name), f"{lid}: {name}"
             assert "resolve:secretsmanager" not in json.dumps(value), f"{lid}: {name}"
 
 

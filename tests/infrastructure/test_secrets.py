@@ -17,7 +17,7 @@ from tests.infrastructure.queries import (
     statements_of_role,
     statements_with_action,
 )
-from visual_degrees.config import SECRET_FIELDS
+from visual_degrees.settings import SECRET_FIELDS
 
 pytestmark = pytest.mark.cdk
 
@@ -41,7 +41,7 @@ def test_secrets_are_generated_so_the_template_holds_no_value(raw: dict[str, Any
 
 
 def test_provider_secret_documents_the_keys_the_runtime_reads(raw: dict[str, Any]) -> None:
-    # The runtime (visual_degrees.config) fills its settings from these JSON keys.
+    # The runtime (visual_degrees.settings) fills its settings from these JSON keys.
     _, provider = _secret(raw, "ProviderKeys")
     for key in SECRET_FIELDS:
         assert key in provider["Description"], key

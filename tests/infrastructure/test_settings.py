@@ -9,8 +9,8 @@ import pytest
 
 from infra.settings import DeploymentSettings
 from tests.support.cdk_template import REPO_ROOT
-from visual_degrees.config import Settings
 from visual_degrees.domain.errors import ConfigurationError
+from visual_degrees.settings import Settings
 
 
 def _cdk_json_settings() -> dict[str, object]:

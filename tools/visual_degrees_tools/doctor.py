@@ -20,8 +20,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from visual_degrees.config import Settings
 from visual_degrees.domain.errors import ConfigurationError, ProviderError, TransientProviderError
+from visual_degrees.settings import Settings
 
 Probe = Callable[[], str]  # returns what it saw; raises a domain error when the provider fails
 
@@ -132,10 +132,14 @@ def _setup_checks(settings: Settings) -> list[DoctorCheck]:
     """How the fetcher may reach addresses, and where the keys come from."""
     allow = ", ".join(str(n) for n in settings.fetch_allow_networks)
     fetcher = f"private networks allowed: {allow}" if allow else "public addresses only"
-    keys = "keys read from Secrets Manager" if settings.secret_arn else "keys from environment / config file"
+    keys = (
+        "keys read from Secrets Manager"
+        if settings.provider_secret_arn
+        else "keys from environment / config file"
+    )
     return [
         DoctorCheck("fetcher", "fetcher", True, True, None, True, fetcher),
-        DoctorCheck("secrets", "config", bool(settings.secret_arn), True, None, True, keys),
+        DoctorCheck("secrets", "config", bool(settings.provider_secret_arn), True, None, True, keys),
     ]
 
 

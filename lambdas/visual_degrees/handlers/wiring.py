@@ -8,37 +8,22 @@ sandbox providers and install it with `using_runtime`; the handlers find it thro
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
 import threading
-import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
-
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from typing import Any
 
 from visual_degrees.adapters.aws.connections import DynamoDbConnections
 from visual_degrees.adapters.aws.dynamodb_memory import DynamoDbMemory
 from visual_degrees.adapters.aws.event_sink import ApiGatewayEventSink, ConnectionPusher
 from visual_degrees.adapters.aws.executions import StepFunctionsExecutions
+from visual_degrees.adapters.aws.secrets import SecretsManagerSecrets
 from visual_degrees.adapters.wall_clock import WallClock
-from visual_degrees.constants import (
-    ENV_MAX_ACTIVE_RUNS,
-    ENV_PREFIX,
-    ENV_RUN_CEILINGS,
-    ENV_RUN_DEFAULTS,
-    ENV_SECRET_ARN,
-    ENV_STATE_MACHINE_ARN,
-    ENV_TABLE_NAME,
-    ENV_WEBSOCKET_ENDPOINT,
-)
-from visual_degrees.domain.ceilings import RunCeilings
 from visual_degrees.domain.costs import DEFAULT_COSTS, CostTable
 from visual_degrees.domain.errors import ConfigurationError
-from visual_degrees.domain.models import Face, FetchedImage, ImageHit, RunOptions
+from visual_degrees.domain.models import Face, FetchedImage, ImageHit
 from visual_degrees.domain.planning import ConnectContext, ConnectReply, PlannerContext, PlannerReply
 from visual_degrees.handlers.catalog import PLANNING_STEPS, PROVIDER_STEPS
 from visual_degrees.handlers.observability import trace_http_clients
@@ -47,52 +32,7 @@ from visual_degrees.lifecycle.client_tokens import identify
 from visual_degrees.lifecycle.context import StepContext
 from visual_degrees.lifecycle.runs_api import RunsApi, StartPolicy, StoredSubscriptions
 from visual_degrees.ports import Clock, Memory, Providers
-
-if TYPE_CHECKING:
-    from visual_degrees.config import SecretsManagerSecrets  # pydantic-settings: loaded only when used
-
-RECHECK_SECONDS = 30.0
-
-
-class LambdaEnvironment(BaseModel):
-    """The deployment's wiring the CDK app sets (each function gets only those of its grants). The
-    providers' settings (VD_SEARCH_ENGINE, VD_PLANNER, VD_BEDROCK_MODEL_ID, keys from the secret)
-    are config.Settings', read from the same environment when a step first needs them."""
-
-    model_config = ConfigDict(extra="ignore", populate_by_name=True, frozen=True)
-
-    table_name: str | None = Field(default=None, alias=ENV_TABLE_NAME)
-    websocket_endpoint: str | None = Field(default=None, alias=ENV_WEBSOCKET_ENDPOINT)
-    state_machine_arn: str | None = Field(default=None, alias=ENV_STATE_MACHINE_ARN)
-    secret_arn: str | None = Field(default=None, alias=ENV_SECRET_ARN)  # client tokens (authorizer)
-    run_defaults: RunOptions = Field(default_factory=RunOptions, alias=ENV_RUN_DEFAULTS)
-    run_ceilings: RunCeilings = Field(default_factory=RunCeilings, alias=ENV_RUN_CEILINGS)
-    max_active_runs: int = Field(default=2, ge=1, le=1_000, alias=ENV_MAX_ACTIVE_RUNS)
-
-    @field_validator("run_defaults", "run_ceilings", mode="before")
-    @classmethod
-    def _json(cls, value: Any) -> Any:
-        return json.loads(value) if isinstance(value, str) else value
-
-    @model_validator(mode="after")
-    def _defaults_fit_the_ceilings(self) -> LambdaEnvironment:
-        excess = self.run_ceilings.excess(self.run_defaults)
-        if excess:
-            raise ValueError(f"{ENV_RUN_DEFAULTS} exceed {ENV_RUN_CEILINGS}: {'; '.join(excess)}")
-        return self
-
-    @classmethod
-    def of(cls, environ: Mapping[str, str]) -> LambdaEnvironment:
-        try:
-            return cls.model_validate({k: v for k, v in environ.items() if k.startswith(ENV_PREFIX)})
-        except ValidationError as exc:
-            problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
-            raise ConfigurationError(f"invalid function environment: {problems}") from None
-
-    def require_table(self) -> str:
-        if not self.table_name:
-            raise ConfigurationError(f"this function has no run memory ({ENV_TABLE_NAME} is not set)")
-        return self.table_name
+from visual_degrees.settings import Settings, load_settings
 
 
 class _NotProvided:
@@ -158,7 +98,6 @@ class AwsRuntime:
         providers: Providers | None = None,
         clock: Clock | None = None,
         costs: CostTable = DEFAULT_COSTS,
-        recheck_seconds: float = RECHECK_SECONDS,
     ) -> None:
         """`environ` defaults to os.environ; clients default to boto3's (built on first use);
         `providers` (tests: the sandbox) replace the live providers for every step."""
@@ -170,9 +109,7 @@ class AwsRuntime:
         self._providers = providers
         self._clock = clock
         self._costs = costs
-        self._recheck = recheck_seconds
-        self._live: tuple[str, Providers] | None = None  # (fingerprint of the settings, providers)
-        self._checked_at = 0.0
+        self._live: tuple[Settings, Providers] | None = None  # providers, and the settings they are of
         self._lock = threading.Lock()
 
     @property
@@ -180,21 +117,22 @@ class AwsRuntime:
         return os.environ if self._environ is None else self._environ
 
     @cached_property
-    def env(self) -> LambdaEnvironment:
-        return LambdaEnvironment.of(self.environ)
+    def settings(self) -> Settings:
+        """The function's settings (settings.py), read from its environment as given."""
+        return load_settings(environ=self.environ)
 
     @cached_property
     def memory(self) -> Memory:
-        return DynamoDbMemory(self.env.require_table(), client=self._dynamodb)
+        return DynamoDbMemory(self.settings.require_table(), client=self._dynamodb)
 
     @cached_property
     def connections(self) -> DynamoDbConnections:
-        return DynamoDbConnections(self.env.require_table(), client=self._dynamodb)
+        return DynamoDbConnections(self.settings.require_table(), client=self._dynamodb)
 
     @cached_property
     def pusher(self) -> ConnectionPusher:
-        connections = self.connections if self.env.table_name else None
-        return ConnectionPusher(self.env.websocket_endpoint, connections, client=self._management_api)
+        connections = self.connections if self.settings.table_name else None
+        return ConnectionPusher(self.settings.websocket_endpoint, connections, client=self._management_api)
 
     @cached_property
     def sink(self) -> ApiGatewayEventSink:
@@ -202,12 +140,10 @@ class AwsRuntime:
 
     @cached_property
     def executions(self) -> StepFunctionsExecutions:
-        return StepFunctionsExecutions(self.env.state_machine_arn, client=self._stepfunctions)
+        return StepFunctionsExecutions(self.settings.state_machine_arn, client=self._stepfunctions)
 
     @cached_property
     def secrets(self) -> SecretsManagerSecrets:
-        from visual_degrees.config import SecretsManagerSecrets
-
         return SecretsManagerSecrets(self._secretsmanager)
 
     @cached_property
@@ -224,7 +160,9 @@ class AwsRuntime:
             self.pusher,
             sink=self.sink,
             policy=StartPolicy(
-                self.env.run_defaults, self.env.max_active_runs, ceilings=self.env.run_ceilings
+                self.settings.run_defaults,
+                self.settings.max_active_runs_per_client,
+                ceilings=self.settings.run_ceilings,
             ),
             on_finished=lambda run_id, outcome, ttl: report_finished(memory, run_id, outcome, ttl),
             costs=self._costs,
@@ -252,43 +190,24 @@ class AwsRuntime:
         return Providers.of(live, planner)
 
     def live_providers(self) -> Providers:
-        """Built from settings (keys from the secret, cached 5 minutes) and rebuilt when the keys
-        or the secret's plain settings change, so what is put into the secret after a deploy
-        reaches warm containers. Settings are looked
-        at again at most every `recheck_seconds`: a step calls its providers dozens of times."""
-        with self._lock:
-            if self._live is not None and time.monotonic() - self._checked_at < self._recheck:
-                return self._live[1]
+        """The live providers of the function's settings with the provider keys (the secret, which
+        Powertools keeps `secret_cache_seconds`), built again only when those settings differ from
+        what they were built from: keys or plain settings put into the secret after a deploy reach
+        warm containers. Read once per step invocation (a step calls its providers dozens of times)."""
         from visual_degrees.adapters.live.providers import build_live_providers
-        from visual_degrees.config import load_settings
 
-        settings = load_settings(secrets=self.secrets, environ=self.environ)
-        basis = [
-            settings.search_engine,
-            settings.planner,
-            settings.bedrock_model_id,
-            # what the secret may change besides keys: the search engine id, the self-hosted
-            # planner's address and model (config.PLAIN_SECRET_FIELDS)
-            settings.google_cx or "",
-            settings.openai_base_url or "",
-            settings.openai_model or "",
-            *settings.secret_values(),
-        ]
-        fingerprint = hashlib.sha256("\0".join(basis).encode("utf-8")).hexdigest()
+        settings = self.settings.with_provider_keys(self.secrets)
         with self._lock:
-            self._checked_at = time.monotonic()
-            if self._live is None or self._live[0] != fingerprint:
+            if self._live is None or self._live[0] != settings:
                 trace_http_clients()
-                self._live = (fingerprint, build_live_providers(settings))
+                self._live = (settings, build_live_providers(settings))
             return self._live[1]
 
     # ---- the $connect authorizer --------------------------------------------------------------
 
     def identify_client(self, token: str | None) -> str | None:
         """The client id `token` belongs to (the client-token secret, cached 5 minutes), or None."""
-        if not self.env.secret_arn:
-            raise ConfigurationError(f"the authorizer has no client tokens ({ENV_SECRET_ARN} is not set)")
-        return identify(token, self.secrets.get(self.env.secret_arn))
+        return identify(token, self.secrets.get(self.settings.require_client_tokens()))
 
 
 _current: AwsRuntime | None = None

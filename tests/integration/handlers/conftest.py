@@ -18,9 +18,9 @@ from moto.core import DEFAULT_ACCOUNT_ID
 from tests.integration.handlers.helpers import CLIENT_TOKENS, ENDPOINT, REGION, TABLE, Aws, LambdaContext
 from tests.support.cdk_template import run_table_definition, run_table_ttl
 from visual_degrees.constants import (
+    ENV_CLIENT_TOKENS_SECRET_ARN,
     ENV_MAX_ACTIVE_RUNS,
     ENV_RUN_DEFAULTS,
-    ENV_SECRET_ARN,
     ENV_STATE_MACHINE_ARN,
     ENV_TABLE_NAME,
     ENV_WEBSOCKET_ENDPOINT,
@@ -56,7 +56,7 @@ def aws() -> Iterator[Aws]:
             ENV_TABLE_NAME: TABLE,
             ENV_WEBSOCKET_ENDPOINT: ENDPOINT,
             ENV_STATE_MACHINE_ARN: machine,
-            ENV_SECRET_ARN: tokens["ARN"],
+            ENV_CLIENT_TOKENS_SECRET_ARN: tokens["ARN"],
             ENV_RUN_DEFAULTS: json.dumps({"maxHops": 6}),
             ENV_MAX_ACTIVE_RUNS: "2",
         }

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from tests.integration.handlers.helpers import CLIENT_TOKENS, TABLE, event, message
-from visual_degrees.constants import ENV_SECRET_ARN
+from visual_degrees.constants import ENV_CLIENT_TOKENS_SECRET_ARN
 from visual_degrees.handlers import ws_authorizer, ws_connect, ws_disconnect, ws_start_run
 from visual_degrees.handlers.wiring import using_runtime
 
@@ -47,7 +47,9 @@ def test_a_missing_or_wrong_token_is_denied_without_an_error(runtime, context, l
 
 def test_an_unreadable_token_secret_denies_every_connect(aws, context, logs):
     # Given an authorizer whose secret does not exist
-    broken = aws.runtime(environ={**aws.environ, ENV_SECRET_ARN: aws.tokens_secret_arn + "-gone"})
+    broken = aws.runtime(
+        environ={**aws.environ, ENV_CLIENT_TOKENS_SECRET_ARN: aws.tokens_secret_arn + "-gone"}
+    )
     with using_runtime(broken):
         answer = authorize(CLIENT_TOKENS["default"], context)
     # Then it refuses (fails closed) and says why in the log, not to the client

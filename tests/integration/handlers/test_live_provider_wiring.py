@@ -13,12 +13,12 @@ from botocore.stub import Stubber
 from tests.integration.handlers.helpers import REGION
 from tests.support.fake_wire_servers import FakeOpenAI
 from tests.support.planner_cases import ROUTE, connect_context
-from visual_degrees.config import PLAIN_SECRET_FIELDS
-from visual_degrees.constants import ENV_SECRET_ARN
+from visual_degrees.constants import ENV_PROVIDER_SECRET_ARN
 from visual_degrees.domain.errors import ConfigurationError
 from visual_degrees.domain.models import Person, RunState
 from visual_degrees.handlers import direct_edge_attempt, initialize_session
 from visual_degrees.handlers.wiring import using_runtime
+from visual_degrees.settings import PLAIN_SECRET_FIELDS
 
 KEYS = {"brave_api_key": "brave-key-7d1f0c2b9e", "gemini_api_key": "gemini-key-4a5b6c7d8e"}
 
@@ -32,7 +32,7 @@ def provider_secret(aws):
 
 def test_searching_steps_build_the_configured_search_engine_from_the_secret(aws, provider_secret, logs):
     runtime = aws.runtime(
-        environ={**aws.environ, ENV_SECRET_ARN: provider_secret, "VD_SEARCH_ENGINE": "brave"}
+        environ={**aws.environ, ENV_PROVIDER_SECRET_ARN: provider_secret, "VD_SEARCH_ENGINE": "brave"}
     )
     live = runtime.live_providers()
     assert type(live.search).__name__ == "BraveImageSearch"
@@ -42,9 +42,9 @@ def test_searching_steps_build_the_configured_search_engine_from_the_secret(aws,
     assert all(key not in logs.getvalue() for key in KEYS.values())
 
 
-def test_new_keys_in_the_secret_reach_a_warm_container(aws, provider_secret, monkeypatch):
-    monkeypatch.setenv("VD_SECRET_CACHE_SECONDS", "0")
-    runtime = aws.runtime(environ={**aws.environ, ENV_SECRET_ARN: provider_secret}, recheck_seconds=0)
+def test_new_keys_in_the_secret_reach_a_warm_container(aws, provider_secret):
+    environ = {**aws.environ, ENV_PROVIDER_SECRET_ARN: provider_secret, "VD_SECRET_CACHE_SECONDS": "0"}
+    runtime = aws.runtime(environ=environ)
     before = runtime.live_providers()
     assert runtime.live_providers() is before  # same keys: same providers
     aws.secretsmanager.put_secret_value(
@@ -66,13 +66,17 @@ def test_every_plain_secret_setting_is_covered() -> None:
 
 
 @pytest.mark.parametrize("field", sorted(PLAIN_CHANGES))
-def test_a_changed_plain_setting_in_the_secret_reaches_a_warm_container(aws, monkeypatch, field):
+def test_a_changed_plain_setting_in_the_secret_reaches_a_warm_container(aws, field):
     # Given a warm container whose secret holds the self-hosted planner's and Google's settings
     first = {**KEYS, **{name: values[0] for name, values in PLAIN_CHANGES.items()}}
     arn = aws.secretsmanager.create_secret(Name="VisualDegrees-Plain", SecretString=json.dumps(first))["ARN"]
-    monkeypatch.setenv("VD_SECRET_CACHE_SECONDS", "0")
-    environ = {**aws.environ, ENV_SECRET_ARN: arn, "VD_PLANNER": "openai"}
-    runtime = aws.runtime(environ=environ, recheck_seconds=0)
+    environ = {
+        **aws.environ,
+        ENV_PROVIDER_SECRET_ARN: arn,
+        "VD_PLANNER": "openai",
+        "VD_SECRET_CACHE_SECONDS": "0",
+    }
+    runtime = aws.runtime(environ=environ)
     before = runtime.live_providers()
     assert runtime.live_providers() is before
     # When only that setting changes in the secret
@@ -89,7 +93,7 @@ def test_a_changed_plain_setting_in_the_secret_reaches_a_warm_container(aws, mon
 def test_a_missing_search_key_fails_the_searching_step_with_a_configuration_error(aws, context):
     # Given the provider secret without a search key
     empty = aws.secretsmanager.create_secret(Name="VisualDegrees-Empty", SecretString="{}")["ARN"]
-    runtime = aws.runtime(environ={**aws.environ, ENV_SECRET_ARN: empty})
+    runtime = aws.runtime(environ={**aws.environ, ENV_PROVIDER_SECRET_ARN: empty})
     state = RunState(run_id="20261201T100000-abc123", person_a=Person.of("A B"), person_b=Person.of("C D"))
     with using_runtime(runtime):
         after_s0 = initialize_session.handler(state.dump(), context)

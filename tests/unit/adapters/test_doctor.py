@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from visual_degrees.config import Settings
 from visual_degrees.domain.errors import ConfigurationError, ProviderError, TransientProviderError
+from visual_degrees.settings import Settings
 from visual_degrees_tools.doctor import (
     DoctorCheck,
     SandboxCheck,
@@ -133,7 +133,7 @@ def test_without_network_nothing_is_probed() -> None:
 
 def test_the_report_is_a_table_with_a_verdict_on_the_selected_providers() -> None:
     settings = Settings(
-        brave_api_key=BRAVE_KEY, fetch_allow_networks="127.0.0.1/32", secret_arn="arn:aws:secret"
+        brave_api_key=BRAVE_KEY, fetch_allow_networks="127.0.0.1/32", provider_secret_arn="arn:aws:secret"
     )
     report = format_report(
         run_doctor(

@@ -13,14 +13,16 @@ import boto3
 import pytest
 from botocore.stub import Stubber
 
-from visual_degrees.adapters.live.defaults import DEFAULT_GEMINI_MODEL
-from visual_degrees.config import (
-    SecretsManagerSecrets,
-    Settings,
-    load_settings,
+from visual_degrees.adapters.aws.secrets import SecretsManagerSecrets
+from visual_degrees.constants import (
+    ENV_BEDROCK_MODEL_ID,
+    ENV_CLIENT_TOKENS_SECRET_ARN,
+    ENV_PLANNER,
+    ENV_PROVIDER_SECRET_ARN,
+    ENV_SEARCH_ENGINE,
 )
-from visual_degrees.constants import ENV_BEDROCK_MODEL_ID, ENV_PLANNER, ENV_SEARCH_ENGINE, ENV_SECRET_ARN
 from visual_degrees.domain.errors import ConfigurationError
+from visual_degrees.settings import DEFAULT_GEMINI_MODEL, Settings, load_settings
 
 ARN = "arn:aws:secretsmanager:us-east-1:123456789012:secret:vd-keys-AbCdEf"
 
@@ -144,7 +146,7 @@ def test_deployed_keys_come_from_the_secret(
     monkeypatch: pytest.MonkeyPatch, sm_client: Any, stub: Stubber
 ) -> None:
     # Given a deployment that names its secret, and no keys in the environment
-    monkeypatch.setenv("VD_SECRET_ARN", ARN)
+    monkeypatch.setenv("VD_PROVIDER_SECRET_ARN", ARN)
     stub.add_response(
         "get_secret_value",
         secret_answer(
@@ -155,7 +157,7 @@ def test_deployed_keys_come_from_the_secret(
     # When settings load
     settings = load_settings(secrets=SecretsManagerSecrets(sm_client))
     # Then the keys are filled from the secret
-    assert settings.secret_arn == ARN
+    assert settings.provider_secret_arn == ARN
     assert settings.brave_api_key is not None and settings.brave_api_key.get_secret_value() == "b-from-secret"
     assert (
         settings.gemini_api_key is not None and settings.gemini_api_key.get_secret_value() == "g-from-secret"
@@ -165,7 +167,7 @@ def test_deployed_keys_come_from_the_secret(
 def test_the_environment_wins_over_the_secret(
     monkeypatch: pytest.MonkeyPatch, sm_client: Any, stub: Stubber
 ) -> None:
-    monkeypatch.setenv("VD_SECRET_ARN", ARN)
+    monkeypatch.setenv("VD_PROVIDER_SECRET_ARN", ARN)
     monkeypatch.setenv("VD_BRAVE_API_KEY", "operator-override")
     stub.add_response(
         "get_secret_value", secret_answer({"brave_api_key": "b-from-secret"}), {"SecretId": ARN}
@@ -217,7 +219,8 @@ def test_every_variable_is_named_from_its_field_once() -> None:
     assert Settings.env_name("search_engine") == ENV_SEARCH_ENGINE
     assert Settings.env_name("planner") == ENV_PLANNER
     assert Settings.env_name("bedrock_model_id") == ENV_BEDROCK_MODEL_ID
-    assert Settings.env_name("secret_arn") == ENV_SECRET_ARN
+    assert Settings.env_name("provider_secret_arn") == ENV_PROVIDER_SECRET_ARN
+    assert Settings.env_name("client_tokens_secret_arn") == ENV_CLIENT_TOKENS_SECRET_ARN
 
 
 def test_a_lambdas_environment_is_read_as_given(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -278,7 +281,7 @@ def test_a_self_hosted_planner_is_deployed_through_the_same_secret(
     monkeypatch: pytest.MonkeyPatch, sm_client: Any, stub: Stubber
 ) -> None:
     # Given the provider secret holding the server's address, model and key
-    monkeypatch.setenv("VD_SECRET_ARN", ARN)
+    monkeypatch.setenv("VD_PROVIDER_SECRET_ARN", ARN)
     monkeypatch.setenv("VD_PLANNER", "openai")
     values = {
         "brave_api_key": "b",
@@ -300,7 +303,7 @@ def test_a_self_hosted_planner_is_deployed_through_the_same_secret(
 def test_a_bad_base_url_in_the_secret_is_a_configuration_error_without_echoing_it(
     monkeypatch: pytest.MonkeyPatch, sm_client: Any, stub: Stubber
 ) -> None:
-    monkeypatch.setenv("VD_SECRET_ARN", ARN)
+    monkeypatch.setenv("VD_PROVIDER_SECRET_ARN", ARN)
     stub.add_response(
         "get_secret_value", secret_answer({"openai_base_url": "gpu-box:8000/v1?token=zzz"}), {"SecretId": ARN}
     )
@@ -311,3 +314,17 @@ def test_a_bad_base_url_in_the_secret_is_a_configuration_error_without_echoing_i
 
 def test_secret_values_lists_the_keys_that_are_set() -> None:
     assert Settings(brave_api_key="b", gemini_api_key="g", google_cx="cx").secret_values() == ["b", "g"]
+
+
+def test_the_old_name_for_either_secret_is_refused_with_the_new_ones() -> None:
+    # Given an environment that still names a secret the way it used to (one name for two secrets)
+    environ = {"VD_SECRET_ARN": ARN}
+    # Then loading settings says which variable to use now, for either secret
+    with pytest.raises(ConfigurationError, match=r"VD_PROVIDER_SECRET_ARN.*VD_CLIENT_TOKENS_SECRET_ARN"):
+        load_settings(environ=environ)
+
+
+def test_a_lambdas_environment_names_its_two_secrets_apart() -> None:
+    environ = {"VD_PROVIDER_SECRET_ARN": "arn:provider", "VD_CLIENT_TOKENS_SECRET_ARN": "arn:tokens"}
+    settings = load_settings(environ=environ)
+    assert (settings.provider_secret_arn, settings.require_client_tokens()) == ("arn:provider", "arn:tokens")

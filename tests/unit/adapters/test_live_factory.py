@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from visual_degrees.adapters.live.defaults import DEFAULT_GEMINI_MODEL
 from visual_degrees.adapters.live.image_fetcher import SafeImageFetcher
 from visual_degrees.adapters.live.planner_gemini import GeminiPlanner
 from visual_degrees.adapters.live.planner_openai import OpenAICompatiblePlanner
@@ -13,8 +12,8 @@ from visual_degrees.adapters.live.providers import build_live_providers
 from visual_degrees.adapters.live.rekognition import RekognitionRecognizer
 from visual_degrees.adapters.live.search_brave import BraveImageSearch
 from visual_degrees.adapters.live.search_google import GoogleImageSearch
-from visual_degrees.config import Settings
 from visual_degrees.domain.errors import ConfigurationError
+from visual_degrees.settings import DEFAULT_GEMINI_MODEL, Settings
 
 
 def test_brave_and_gemini_by_default() -> None:

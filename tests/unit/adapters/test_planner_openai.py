@@ -40,8 +40,8 @@ from visual_degrees.adapters.live.planner_prompt import (
     connect_wire_schema,
     wire_schema,
 )
-from visual_degrees.config import Settings
 from visual_degrees.domain.errors import ConfigurationError, ProviderError, TransientProviderError
+from visual_degrees.settings import Settings
 
 KEY = "sk-local-secret-42"
 BASE = "http://gpu.internal:8000/v1"

@@ -6,29 +6,30 @@ from __future__ import annotations
 import pytest
 
 from visual_degrees.domain.errors import ConfigurationError
-from visual_degrees.handlers.wiring import AwsRuntime, LambdaEnvironment
+from visual_degrees.handlers.wiring import AwsRuntime
 from visual_degrees.handlers.ws_authorizer import access_policy
 from visual_degrees.lifecycle.client_tokens import MAX_TOKEN_LENGTH, identify
+from visual_degrees.settings import load_settings
 
 
 def test_the_environment_carries_run_defaults_and_the_cap():
-    env = LambdaEnvironment.of(
-        {
+    env = load_settings(
+        environ={
             "VD_TABLE_NAME": "t",
             "VD_RUN_DEFAULTS": '{"maxHops": 4, "budgets": {"searches": 10}}',
             "VD_MAX_ACTIVE_RUNS_PER_CLIENT": "3",
             "PATH": "/usr/bin",
         }
     )
-    assert env.require_table() == "t" and env.max_active_runs == 3
+    assert env.require_table() == "t" and env.max_active_runs_per_client == 3
     assert (env.run_defaults.max_hops, env.run_defaults.budgets.searches) == (4, 10)
 
 
 def test_the_environment_carries_the_operators_ceilings_and_defaults_them():
-    env = LambdaEnvironment.of({"VD_RUN_CEILINGS": '{"maxHops": 6, "budgets": {"searches": 40}}'})
+    env = load_settings(environ={"VD_RUN_CEILINGS": '{"maxHops": 6, "budgets": {"searches": 40}}'})
     assert (env.run_ceilings.max_hops, env.run_ceilings.budgets.searches) == (6, 40)
     assert env.run_ceilings.budgets.recognitions == 600  # unset: five times the default budget
-    assert LambdaEnvironment.of({}).run_ceilings.budgets.searches == 100
+    assert load_settings(environ={}).run_ceilings.budgets.searches == 100
 
 
 @pytest.mark.parametrize(
@@ -43,7 +44,7 @@ def test_the_environment_carries_the_operators_ceilings_and_defaults_them():
 )
 def test_a_bad_variable_is_a_configuration_error_naming_it(environ, named):
     with pytest.raises(ConfigurationError, match=named):
-        LambdaEnvironment.of(environ)
+        load_settings(environ=environ)
 
 
 def test_nothing_is_built_until_used_and_a_missing_grant_says_which():
@@ -52,7 +53,7 @@ def test_nothing_is_built_until_used_and_a_missing_grant_says_which():
         _ = runtime.memory
     with pytest.raises(ConfigurationError, match="VD_STATE_MACHINE_ARN"):
         runtime.executions.execution_arn("r1")
-    with pytest.raises(ConfigurationError, match="VD_SECRET_ARN"):
+    with pytest.raises(ConfigurationError, match="VD_CLIENT_TOKENS_SECRET_ARN"):
         runtime.identify_client("token")
 
 

@@ -21,10 +21,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def main(args: argparse.Namespace, state_dir: Path) -> int:
-    from visual_degrees.config import load_settings
+    from visual_degrees.adapters.aws.secrets import SecretsManagerSecrets
+    from visual_degrees.settings import load_settings
     from visual_degrees_tools.doctor import check_sandbox, format_report, run_doctor, verdict_code
 
     sandbox = check_sandbox(state_dir)
-    checks = run_doctor(load_settings(), network=not args.offline)
+    checks = run_doctor(load_settings(secrets=SecretsManagerSecrets()), network=not args.offline)
     print(format_report(checks, sandbox))
     return verdict_code(checks, sandbox, require_live=args.require_live)

@@ -18,7 +18,7 @@ PAIR_FIELDS = ("personA", "personB", "via")  # the names a run may be asked for,
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from visual_degrees.config import Settings
+    from visual_degrees.settings import Settings
     from visual_degrees_tools.sandbox import FaultConfig, PhotoWeb
 
 
@@ -96,11 +96,12 @@ def _either(names: list[str]) -> str:
 
 
 def live_environment(settings: Settings | None = None) -> Callable[[str], RunEnvironment]:
-    """The live providers from settings (VD_* variables, a config file, or the deployment secret)."""
+    """The live providers from settings (VD_* variables, a config file, or the provider-key secret)."""
+    from visual_degrees.adapters.aws.secrets import SecretsManagerSecrets
     from visual_degrees.adapters.live.providers import build_live_providers
-    from visual_degrees.config import load_settings
+    from visual_degrees.settings import load_settings
 
-    providers = build_live_providers(settings or load_settings())
+    providers = build_live_providers(settings or load_settings(secrets=SecretsManagerSecrets()))
 
     def environment(run_id: str) -> RunEnvironment:
         return RunEnvironment(providers=providers, clock=WallClock())

@@ -23,7 +23,11 @@ from visual_degrees.domain.models import RunEvent
 log = logging.getLogger(__name__)
 
 # A push is on a step's critical path: fail fast, let the client catch up with subscribe/fromSeq.
-CLIENT_CONFIG = {"connect_timeout": 2, "read_timeout": 5, "retries": {"mode": "standard", "max_attempts": 3}}
+CLIENT_CONFIG: dict[str, Any] = {
+    "connect_timeout": 2,
+    "read_timeout": 5,
+    "retries": {"mode": "standard", "max_attempts": 3},
+}
 _GONE = {"GoneException"}
 _TOO_LARGE = {"PayloadTooLargeException"}
 FALLBACK_BYTES = 8 * 1024  # a message API Gateway refused for its size is sent again within this

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from visual_degrees.adapters.live.defaults import DEFAULT_BEDROCK_MODEL
+from visual_degrees.adapters.aws.clients import LazyClient
 from visual_degrees.adapters.live.http_retry import DEFAULT_RETRY, RetryPolicy, aws_call
 from visual_degrees.adapters.live.planner_prompt import (
     PLAN,
@@ -20,7 +20,8 @@ from visual_degrees.adapters.live.planner_prompt import (
     ReplyFormat,
     reported_tokens,
 )
-from visual_degrees.domain.errors import ConfigurationError, ProviderError
+from visual_degrees.domain.errors import ProviderError
+from visual_degrees.settings import DEFAULT_BEDROCK_MODEL
 
 TOOL_NAME = PLAN.tool
 _TRANSIENT = {
@@ -52,9 +53,15 @@ class BedrockPlanner(PromptedPlanner):
         retry: RetryPolicy = DEFAULT_RETRY,
     ) -> None:
         self._model_id = model_id
-        self._client = client
-        self._region = region
-        self._timeout = timeout_seconds
+        self._clients = LazyClient(
+            "bedrock-runtime",
+            client,
+            region=region,
+            label="Bedrock",
+            connect_timeout=5,
+            read_timeout=timeout_seconds,
+            retries={"total_max_attempts": 1},
+        )
         self._max_output_tokens = max_output_tokens
         self._temperature = temperature
         self._retry = retry
@@ -68,16 +75,7 @@ class BedrockPlanner(PromptedPlanner):
         return f"Bedrock {self._model_id}"
 
     def _bedrock(self) -> Any:
-        if self._client is None:
-            import boto3
-            from botocore.config import Config
-
-            config = Config(connect_timeout=5, read_timeout=self._timeout, retries={"total_max_attempts": 1})
-            try:
-                self._client = boto3.client("bedrock-runtime", region_name=self._region, config=config)
-            except Exception as exc:  # NoRegionError and friends
-                raise ConfigurationError(f"cannot create a Bedrock client: {type(exc).__name__}") from None
-        return self._client
+        return self._clients.get()
 
     def request(self, prompt: PlannerPrompt, answer: ReplyFormat[Any, Any]) -> dict[str, Any]:
         """The Converse request for `prompt`, its answer forced into `answer`'s tool (exposed so

@@ -14,7 +14,6 @@ from typing import Any
 import httpx
 from pydantic import SecretStr
 
-from visual_degrees.adapters.live.defaults import DEFAULT_GEMINI_MODEL
 from visual_degrees.adapters.live.http_retry import (
     DEFAULT_RETRY,
     RETRYABLE_STATUS,
@@ -30,6 +29,7 @@ from visual_degrees.adapters.live.planner_prompt import (
     reported_tokens,
 )
 from visual_degrees.domain.errors import ConfigurationError, ProviderError
+from visual_degrees.settings import DEFAULT_GEMINI_MODEL
 
 _RETRY_DELAY = re.compile(r"^\s*(\d+(?:\.\d+)?)s\s*$")
 

@@ -34,7 +34,6 @@ from urllib.parse import urlsplit
 import httpx
 from pydantic import SecretStr
 
-from visual_degrees.adapters.live.defaults import DEFAULT_OPENAI_RESPONSE_FORMAT
 from visual_degrees.adapters.live.http_retry import (
     DEFAULT_RETRY,
     RETRYABLE_STATUS,
@@ -52,6 +51,7 @@ from visual_degrees.adapters.live.planner_prompt import (
 )
 from visual_degrees.constants import ENV_PREFIX
 from visual_degrees.domain.errors import ConfigurationError, ProviderError
+from visual_degrees.settings import DEFAULT_OPENAI_RESPONSE_FORMAT
 
 logger = logging.getLogger(__name__)
 

@@ -21,9 +21,9 @@ from visual_degrees.adapters.live.planner_router import LivePlanner, PlannerRout
 from visual_degrees.adapters.live.rekognition import RekognitionRecognizer
 from visual_degrees.adapters.live.search_brave import BraveImageSearch
 from visual_degrees.adapters.live.search_google import GoogleImageSearch
-from visual_degrees.config import Settings
 from visual_degrees.domain.errors import ConfigurationError
 from visual_degrees.ports import ImageSearch, Planner, Providers
+from visual_degrees.settings import Settings
 
 logger = logging.getLogger(__name__)
 

@@ -1,7 +1,7 @@
 """Amazon Rekognition RecognizeCelebrities (image bytes) behind CelebrityRecognizer.
 
-The client is built lazily with plain `boto3.client("rekognition", config=...)`, so boto3's
-standard endpoint settings (`AWS_ENDPOINT_URL_REKOGNITION`, `AWS_ENDPOINT_URL`, profiles) apply
+The client is built lazily with plain `boto3.client("rekognition", config=...)` (LazyClient), so
+boto3's standard endpoint settings (`AWS_ENDPOINT_URL_REKOGNITION`, `AWS_ENDPOINT_URL`, profiles) apply
 untouched. botocore's own retries are off: throttling is retried here, with the same bounded
 policy as every other adapter, and counts as one logical call for the budget.
 """
@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from visual_degrees.adapters.live.defaults import REKOGNITION_MAX_IMAGE_BYTES
+from visual_degrees.adapters.aws.clients import LazyClient
 from visual_degrees.adapters.live.http_retry import RetryPolicy, aws_call
-from visual_degrees.domain.errors import ConfigurationError, ProviderError
+from visual_degrees.domain.errors import ProviderError
 from visual_degrees.domain.models import BoundingBox, Face, FetchedImage
+from visual_degrees.settings import REKOGNITION_MAX_IMAGE_BYTES
 
 _TRANSIENT = {
     "ThrottlingException",
@@ -44,25 +45,19 @@ class RekognitionRecognizer:
         read_timeout: float = 15.0,
         retry: RetryPolicy | None = None,
     ) -> None:
-        self._client = client
-        self._region = region
-        self._timeouts = (connect_timeout, read_timeout)
+        self._clients = LazyClient(
+            "rekognition",
+            client,
+            region=region,
+            label="Rekognition",
+            connect_timeout=connect_timeout,
+            read_timeout=read_timeout,
+            retries={"total_max_attempts": 1},
+        )
         self._retry = retry or RetryPolicy(max_attempts=max_attempts)
 
     def _rekognition(self) -> Any:
-        if self._client is None:
-            import boto3
-            from botocore.config import Config
-
-            connect, read = self._timeouts
-            config = Config(connect_timeout=connect, read_timeout=read, retries={"total_max_attempts": 1})
-            try:
-                self._client = boto3.client("rekognition", region_name=self._region, config=config)
-            except Exception as exc:  # NoRegionError and friends: nothing to retry
-                raise ConfigurationError(
-                    f"cannot create a Rekognition client: {type(exc).__name__}"
-                ) from None
-        return self._client
+        return self._clients.get()
 
     def recognize(self, image: FetchedImage) -> list[Face]:
         if image.content_type not in _ACCEPTED_TYPES:

@@ -7,7 +7,6 @@ from typing import Any
 import httpx
 from pydantic import BaseModel, ConfigDict, SecretStr, ValidationError
 
-from visual_degrees.adapters.live.defaults import BRAVE_IMAGES_ENDPOINT
 from visual_degrees.adapters.live.http_retry import (
     DEFAULT_RETRY,
     JsonApi,
@@ -18,6 +17,7 @@ from visual_degrees.adapters.live.http_retry import (
 )
 from visual_degrees.domain.errors import ConfigurationError, ProviderError
 from visual_degrees.domain.models import ImageHit
+from visual_degrees.settings import BRAVE_IMAGES_ENDPOINT
 
 MAX_COUNT = 200  # the API's limit for image results
 MAX_QUERY_CHARS = 400

@@ -11,7 +11,6 @@ from typing import Any
 import httpx
 from pydantic import BaseModel, ConfigDict, SecretStr, ValidationError
 
-from visual_degrees.adapters.live.defaults import GOOGLE_CSE_ENDPOINT
 from visual_degrees.adapters.live.http_retry import (
     DEFAULT_RETRY,
     JsonApi,
@@ -21,6 +20,7 @@ from visual_degrees.adapters.live.http_retry import (
 )
 from visual_degrees.domain.errors import ConfigurationError, ProviderError, TransientProviderError
 from visual_degrees.domain.models import ImageHit
+from visual_degrees.settings import GOOGLE_CSE_ENDPOINT
 
 MAX_NUM = 10  # the API refuses num > 10
 _KEY_REASONS = {

@@ -1,37 +1,55 @@
-"""Live-provider settings: environment variables (prefix `VD_`), an optional dotenv file, and, when
-deployed, API keys from one Secrets Manager secret (`VD_SECRET_ARN`), cached per warm container.
+"""The settings of every process (a Lambda function, the CLI, the local server), one model: environment
+variables `VD_<FIELD>`, an optional dotenv file for the CLI (`VD_CONFIG_FILE`), and the provider
+keys from the provider-key secret when deployed (`VD_PROVIDER_SECRET_ARN`, read through a
+`SecretReader`: adapters/aws/secrets.py). Each variable has one meaning everywhere.
 
-Every endpoint is configuration so the same adapters run against a regional proxy, a recorded-
-response server or a test double on 127.0.0.1 (AWS endpoints use boto3's own
-`AWS_ENDPOINT_URL_<SERVICE>` variables). Keys are `SecretStr`: hidden from repr, logs and the doctor.
+A function gets only the variables of its grants (infra/stack.py): its wiring (run memory, the
+state machine, the WebSocket endpoint, the client-token secret, the run defaults and ceilings) and,
+for the steps that call providers, the providers' choice. Every endpoint is configuration, so the
+same adapters run against a regional proxy, a recorded-response server or a test double on
+127.0.0.1 (AWS endpoints use boto3's own `AWS_ENDPOINT_URL_<SERVICE>` variables). Keys are
+`SecretStr`: hidden from repr, logs and the doctor.
 """
 
 from __future__ import annotations
 
 import ipaddress
-import logging
+import json
 import os
-import threading
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Final, Literal, Protocol
 
-from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator
+from dotenv import dotenv_values
+from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
-from visual_degrees.adapters.live.defaults import (
-    BRAVE_IMAGES_ENDPOINT,
-    DEFAULT_BEDROCK_MODEL,
-    DEFAULT_GEMINI_MODEL,
-    DEFAULT_OPENAI_RESPONSE_FORMAT,
-    GOOGLE_CSE_ENDPOINT,
-    REKOGNITION_MAX_IMAGE_BYTES,
-    REKOGNITION_MIN_SIDE,
+from visual_degrees.constants import (
+    ENV_CLIENT_TOKENS_SECRET_ARN,
+    ENV_CONFIG_FILE,
+    ENV_PREFIX,
+    ENV_RUN_CEILINGS,
+    ENV_RUN_DEFAULTS,
+    ENV_TABLE_NAME,
 )
-from visual_degrees.constants import ENV_CONFIG_FILE, ENV_PREFIX, ENV_SECRET_ARN
+from visual_degrees.domain.ceilings import RunCeilings
 from visual_degrees.domain.errors import ConfigurationError
+from visual_degrees.domain.models import RunOptions
 
-logger = logging.getLogger(__name__)
+# What the live adapters assume unless told otherwise: endpoints, models and Rekognition's limits
+# (each adapter takes its own as its default too).
+BRAVE_IMAGES_ENDPOINT = "https://api.search.brave.com/res/v1/images/search"
+GOOGLE_CSE_ENDPOINT = "https://www.googleapis.com/customsearch/v1"
+# Gemini 2.0 Flash / Flash-Lite were shut down on 2026-06-01 and 2.5 Flash retires on 2026-12-01;
+# 3.8 Flash (GA 2026-09-02, no shutdown announced) is the newest Flash model on the Gemini API
+# deprecations page as read in 2026-11. Override with VD_GEMINI_MODEL.
+DEFAULT_GEMINI_MODEL = "gemini-3.8-flash"
+DEFAULT_BEDROCK_MODEL = "amazon.nova-lite-v1:0"
+# OpenAI-compatible servers have no default model or address (VD_OPENAI_MODEL, VD_OPENAI_BASE_URL);
+# structured output starts at a strict JSON schema and falls back when the server refuses it.
+DEFAULT_OPENAI_RESPONSE_FORMAT: Final = "json_schema"
+REKOGNITION_MAX_IMAGE_BYTES = 5 * 1024 * 1024  # RecognizeCelebrities limit for image bytes
+REKOGNITION_MIN_SIDE = 80
 
 # Secret JSON keys -> settings fields. The secret is one JSON object; `VD_`-prefixed or upper-case
 # spellings of these keys are accepted too. The plain ones are settings that are not secret but are
@@ -61,6 +79,16 @@ def _http_url(value: str | None) -> str | None:
     return text
 
 
+# One variable used to name either secret, depending on the function: each has its own name now.
+RENAMED_SECRET_ARN = "VD_SECRET_ARN"
+
+
+class SecretReader(Protocol):
+    def get(self, arn: str, *, max_age: float | None = None) -> dict[str, str]:
+        """The secret's JSON object (string values), cached up to `max_age` seconds."""
+        ...
+
+
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(
         env_prefix=ENV_PREFIX,
@@ -69,6 +97,15 @@ class Settings(BaseSettings):
         populate_by_name=True,
         validate_default=True,
     )
+
+    # ---- the deployment's wiring (the CDK app sets each function only those of its grants) -------
+    table_name: str | None = None  # run memory
+    state_machine_arn: str | None = None
+    websocket_endpoint: str | None = None  # the API's management endpoint, to push to connections
+    client_tokens_secret_arn: str | None = None  # {clientId: token}, read by the $connect authorizer
+    run_defaults: Annotated[RunOptions, NoDecode] = Field(default_factory=RunOptions)  # JSON
+    run_ceilings: Annotated[RunCeilings, NoDecode] = Field(default_factory=RunCeilings)  # JSON
+    max_active_runs_per_client: int = Field(default=2, ge=1, le=1_000)
 
     # Which provider serves each port.
     search_engine: Literal["brave", "google"] = "brave"
@@ -127,14 +164,26 @@ class Settings(BaseSettings):
     # Comma-separated CIDRs; empty by default. Logged whenever a fetcher is built with it.
     fetch_allow_networks: Annotated[tuple[IPNetwork, ...], NoDecode] = ()
 
-    # Deployed: where the API keys live, and how long a warm container trusts its copy.
-    secret_arn: str | None = Field(default=None, validation_alias=AliasChoices(ENV_SECRET_ARN, "secret_arn"))
+    # Deployed: where the provider keys live, and how long a warm container trusts its copy.
+    provider_secret_arn: str | None = None
     secret_cache_seconds: float = Field(default=300.0, ge=0, le=86_400)
 
     @field_validator("brave_endpoint", "google_endpoint", "gemini_base_url", "openai_base_url")
     @classmethod
     def _endpoints_are_http(cls, value: str | None) -> str | None:
         return _http_url(value)
+
+    @field_validator("run_defaults", "run_ceilings", mode="before")
+    @classmethod
+    def _json(cls, value: Any) -> Any:
+        return json.loads(value) if isinstance(value, str) else value
+
+    @model_validator(mode="after")
+    def _defaults_fit_the_ceilings(self) -> Settings:
+        excess = self.run_ceilings.excess(self.run_defaults)
+        if excess:
+            raise ValueError(f"{ENV_RUN_DEFAULTS} exceed {ENV_RUN_CEILINGS}: {'; '.join(excess)}")
+        return self
 
     @field_validator("gemini_thinking_level", mode="before")
     @classmethod
@@ -170,6 +219,18 @@ class Settings(BaseSettings):
 
     # ---- what is configured --------------------------------------------------------------
 
+    def require_table(self) -> str:
+        if not self.table_name:
+            raise ConfigurationError(f"this function has no run memory ({ENV_TABLE_NAME} is not set)")
+        return self.table_name
+
+    def require_client_tokens(self) -> str:
+        if not self.client_tokens_secret_arn:
+            raise ConfigurationError(
+                f"the authorizer has no client tokens ({ENV_CLIENT_TOKENS_SECRET_ARN} is not set)"
+            )
+        return self.client_tokens_secret_arn
+
     @staticmethod
     def env_name(field: str) -> str:
         """The environment variable that sets `field` (`brave_api_key` -> `VD_BRAVE_API_KEY`)."""
@@ -195,6 +256,13 @@ class Settings(BaseSettings):
         if chosen == "openai":
             return self.missing("openai_base_url", "openai_model")
         return []
+
+    def with_provider_keys(self, secrets: SecretReader) -> Settings:
+        """A copy with the provider keys the environment lacks filled from the provider-key secret
+        (itself unchanged when no secret is named)."""
+        if not self.provider_secret_arn:
+            return self
+        return self.with_secrets(secrets.get(self.provider_secret_arn, max_age=self.secret_cache_seconds))
 
     def with_secrets(self, values: dict[str, str]) -> Settings:
         """A copy where keys missing from the environment are filled from a secret's JSON values."""
@@ -223,6 +291,8 @@ class Settings(BaseSettings):
                 shown[name] = "set" if _has(value) else "missing"
             elif name == "fetch_allow_networks":
                 shown[name] = [str(n) for n in value]
+            elif name in ("run_defaults", "run_ceilings"):
+                shown[name] = value.dump()
             else:
                 shown[name] = value
         return shown
@@ -243,86 +313,58 @@ def _has(value: SecretStr | str | None) -> bool:
     return bool(value)
 
 
-# ---- secrets from Secrets Manager ---------------------------------------------------------
-
-
-class SecretsManagerSecrets:
-    """One JSON secret per ARN, cached for `max_age` seconds (a warm Lambda re-reads rarely) by
-    Powertools' SecretsProvider; boto3's client is built on first use unless one is given."""
-
-    def __init__(self, client: Any | None = None, *, max_age: int = 300) -> None:
-        self._client = client
-        self._max_age = max_age
-        self._provider: Any | None = None
-        self._lock = threading.Lock()
-
-    def _secrets(self) -> Any:
-        with self._lock:
-            if self._provider is None:
-                from aws_lambda_powertools.utilities.parameters import SecretsProvider  # deployed only
-
-                self._provider = SecretsProvider(boto3_client=self._client)
-            return self._provider
-
-    def get(self, arn: str, *, max_age: float | None = None) -> dict[str, str]:
-        from aws_lambda_powertools.utilities.parameters.exceptions import (
-            GetParameterError,
-            TransformParameterError,
-        )
-
-        age = int(self._max_age if max_age is None else max_age)
-        try:
-            values = self._secrets().get(arn, max_age=age, transform="json")
-        except GetParameterError as exc:
-            raise ConfigurationError(f"cannot read secret {arn}: {_reason(exc)}") from None
-        except TransformParameterError:
-            values = None
-        if not isinstance(values, dict):
-            raise ConfigurationError(f"secret {arn} must hold a JSON object of API keys")
-        return {str(k): v for k, v in values.items() if isinstance(v, str)}
-
-
-def _reason(exc: BaseException) -> str:
-    """The AWS error code behind Powertools' GetParameterError (never its message: it names the account)."""
-    cause = exc.__cause__ or exc.__context__
-    response = getattr(cause, "response", None)
-    if isinstance(response, dict):
-        return str(response.get("Error", {}).get("Code", "Unknown"))
-    return type(cause).__name__ if cause is not None else "Unknown"
-
-
-_DEFAULT_SECRETS = SecretsManagerSecrets()
-
-
 def load_settings(
     *,
-    env_file: str | Path | None = None,
-    secrets: SecretsManagerSecrets | None = None,
     environ: Mapping[str, str] | None = None,
+    env_file: str | Path | None = None,
+    secrets: SecretReader | None = None,
     **overrides: Any,
 ) -> Settings:
-    """Settings from the environment (os.environ, or `environ`: a Lambda's, as its runtime was
-    given it), then the dotenv file (`env_file` or $VD_CONFIG_FILE), then the deployment secret for
-    keys still missing. Bad values raise ConfigurationError by name."""
-    if environ is not None:
-        given = {
-            k.removeprefix(ENV_PREFIX).lower(): v for k, v in environ.items() if k.startswith(ENV_PREFIX)
-        }
-        overrides = {**{k: v for k, v in given.items() if k in Settings.model_fields}, **overrides}
+    """The process's settings. `environ` (a Lambda's environment, as its runtime was given it) is
+    read as given, with the dotenv file it names; without it, the process's environment and the
+    dotenv file (`env_file`, else $VD_CONFIG_FILE). Then `overrides`; then, given `secrets`, the
+    provider keys still missing from the provider-key secret (a Lambda's composition root adds
+    them per invocation instead). Bad values raise ConfigurationError naming each variable."""
     source = os.environ if environ is None else environ
+    if RENAMED_SECRET_ARN in source:
+        raise ConfigurationError(
+            f"{RENAMED_SECRET_ARN} is no longer read: name the provider-key secret in "
+            f"{Settings.env_name('provider_secret_arn')} (the client tokens' is "
+            f"{ENV_CLIENT_TOKENS_SECRET_ARN})"
+        )
     file = env_file if env_file is not None else source.get(ENV_CONFIG_FILE) or None
     if file is not None and not Path(file).is_file():
         raise ConfigurationError(f"config file {file} does not exist")
     try:
-        settings = Settings(_env_file=file, **overrides)
+        if environ is None:
+            settings = Settings(_env_file=file, **overrides)
+        else:
+            given = {**_variables(dotenv_values(file) if file else {}), **_variables(environ), **overrides}
+            settings = Settings.model_validate(given)
     except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(map(str, e['loc'])) or 'settings'}: {e['msg']}" for e in exc.errors()
+        raise ConfigurationError(f"invalid settings: {_problems(exc)}") from None
+    return settings.with_provider_keys(secrets) if secrets is not None else settings
+
+
+def _variables(environ: Mapping[str, str | None]) -> dict[str, str]:
+    """`VD_BRAVE_API_KEY=…` as {"brave_api_key": …}, for the fields Settings has."""
+    values = {}
+    for name, value in environ.items():
+        field = name.removeprefix(ENV_PREFIX).lower()
+        if name.startswith(ENV_PREFIX) and value is not None and field in Settings.model_fields:
+            values[field] = value
+    return values
+
+
+def _problems(exc: ValidationError) -> str:
+    """Each problem with the variable it came from, and the field (`VD_RUN_DEFAULTS (run_defaults): …`)."""
+    parts = []
+    for error in exc.errors():
+        loc = [str(part) for part in error["loc"]]
+        where = (
+            f"{Settings.env_name(loc[0])} ({'.'.join(loc)})"
+            if loc and loc[0] in Settings.model_fields
+            else "settings"
         )
-        raise ConfigurationError(f"invalid settings: {problems}") from None
-    if settings.secret_arn:
-        store = secrets or _DEFAULT_SECRETS
-        settings = settings.with_secrets(
-            store.get(settings.secret_arn, max_age=settings.secret_cache_seconds)
-        )
-    return settings
+        parts.append(f"{where}: {error['msg']}")
+    return "; ".join(parts)
