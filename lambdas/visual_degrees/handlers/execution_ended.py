@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from aws_lambda_powertools.utilities.parser.models import EventBridgeModel
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic.alias_generators import to_camel
 
@@ -34,12 +35,9 @@ class ExecutionDetail(BaseModel):
     status: str
 
 
-class ExecutionStatusChange(BaseModel):
-    model_config = ConfigDict(populate_by_name=True, extra="ignore")
+class ExecutionStatusChange(EventBridgeModel):
+    """Powertools' EventBridge event, its detail Step Functions' execution status change."""
 
-    source: str
-    detail_type: str = Field(alias="detail-type")
-    time: str = ""
     detail: ExecutionDetail
 
 

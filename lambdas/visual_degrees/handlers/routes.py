@@ -13,8 +13,8 @@ import base64
 import binascii
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, ValidationError
-from pydantic.alias_generators import to_camel
+from aws_lambda_powertools.utilities.parser.models import APIGatewayWebSocketEventRequestContextBase
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from visual_degrees.constants import WEBSOCKET_ROUTES
 from visual_degrees.domain.errors import InvalidInput, RunNotFound, TransientProviderError, VisualDegreesError
@@ -34,23 +34,23 @@ CONNECT, DISCONNECT = "$connect", "$disconnect"
 CLIENT_FACING = (ProtocolError, InvalidInput, RunNotFound)  # about the request itself: safe to say
 
 
-class _Incoming(BaseModel):
-    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="ignore")
+class RequestContext(APIGatewayWebSocketEventRequestContextBase):
+    """Powertools' WebSocket request context, with what every route reads besides: its route, its
+    kind of event, and the client id the $connect authorizer put there."""
 
-
-class RequestContext(_Incoming):
-    route_key: str
-    connection_id: str
-    event_type: str | None = None
+    route_key: str = Field(alias="routeKey")
+    event_type: str | None = Field(default=None, alias="eventType")
     authorizer: dict[str, Any] | None = None
 
 
-class WebSocketRequest(_Incoming):
-    """The parts of an API Gateway WebSocket proxy event a route reads."""
+class WebSocketRequest(BaseModel):
+    """An API Gateway WebSocket proxy event ($connect, $disconnect or a message), as a route reads it."""
 
-    request_context: RequestContext
+    model_config = ConfigDict(populate_by_name=True)
+
+    request_context: RequestContext = Field(alias="requestContext")
     body: str | None = None
-    is_base64_encoded: bool = False
+    is_base64_encoded: bool = Field(default=False, alias="isBase64Encoded")
 
     @property
     def connection_id(self) -> str:
