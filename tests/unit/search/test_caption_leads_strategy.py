@@ -18,6 +18,17 @@ def book_of(run: Run) -> LeadBook:
     return LeadBook(run.scope, run.strategy.knobs)
 
 
+def x_proven_and_x_named_with_b() -> Run:
+    """A run holding a photo of A with X, and a page whose one title names X with B (its photo
+    shows both, unrecognised yet)."""
+    web = FakeWeb()
+    run = run_of(web)
+    link(run.scope, A, X)
+    (url,) = page(run.scope, X, f"{X} and {B} at a gala", subjects=[X])
+    web.photo(url, face(X), face(B))
+    return run
+
+
 def test_the_default_strategy_reads_captions_as_leads() -> None:
     assert type(run_of().strategy) is CaptionLeads
 
@@ -84,16 +95,12 @@ def test_s3_with_no_chain_and_no_planner_picks_nothing() -> None:
 
 def test_s4_proves_the_pair_from_a_photo_in_hand_without_a_search() -> None:
     # Given A — X proven, and a page whose title names X with B (the photo shows both)
-    web = FakeWeb()
-    run = run_of(web)
-    link(run.scope, A, X)
-    (url,) = page(run.scope, X, f"{X} and {B} at a gala", subjects=[X])
-    web.photo(url, face(X), face(B))
+    run = x_proven_and_x_named_with_b()
     # When S4 proves X — B
     result = run.strategy.verify(run.next_step(frontier=key(X), selected=key(B)))
     # Then one recognition proved it, no search, and A — X — B is a chain: the run may finish
     assert result.verified and result.reached
-    assert (web.calls["search"], web.calls["recognize"]) == (0, 1)
+    assert (run.web.calls["search"], run.web.calls["recognize"]) == (0, 1)
 
 
 def test_s4_with_no_pair_picked_spends_nothing() -> None:
@@ -104,11 +111,7 @@ def test_s4_with_no_pair_picked_spends_nothing() -> None:
 
 def test_s5_shows_the_link_just_proven_then_works_on_the_next_pair() -> None:
     # Given A — X just proven (S4's pair), and a title naming X with B whose photo shows both
-    web = FakeWeb()
-    run = run_of(web)
-    link(run.scope, A, X)
-    (url,) = page(run.scope, X, f"{X} and {B} at a gala", subjects=[X])
-    web.photo(url, face(X), face(B))
+    run = x_proven_and_x_named_with_b()
     # When S5 decides
     result = run.strategy.bridge(run.next_step(frontier=key(A), selected=key(X)))
     # Then the chain so far was shown, X — B was proven next, and the run may finish

@@ -17,6 +17,7 @@ from visual_degrees.domain.planning import Plan, PlannerContext
 from visual_degrees.domain.records import Position
 from visual_degrees.domain.wording import plural
 from visual_degrees.lifecycle.run_memory import Candidate
+from visual_degrees.ports import Planner
 from visual_degrees.search.confirm import settle
 from visual_degrees.search.evidence import graph_connects, record, search
 from visual_degrees.search.known_edges import import_known
@@ -24,7 +25,6 @@ from visual_degrees.search.observe import Observed
 from visual_degrees.search.port import StepResult
 from visual_degrees.search.scope import SearchScope
 from visual_degrees.search.strategies.both_ends import trees
-from visual_degrees.search.strategies.seed.selection import ask_planner
 from visual_degrees.search.strategies.seed.strategy import Seed
 
 # A plan is made after every discovery round: a shorter list keeps each prompt (and its price)
@@ -143,14 +143,12 @@ class BothEnds(Seed):
         about where a person leads)."""
         return sorted(candidates, key=lambda c: (-c.count, -c.best_confidence, c.key))
 
-    def choose_plan(self, scope: SearchScope, context: PlannerContext) -> Plan:
-        """Ask the planner (planner_ranking) when there is a choice to make, else the first few."""
-        planner = scope.ctx.providers.planner if self.knobs.planner_ranking else None
-        if len(context.candidates) < 2:
-            planner = None  # one candidate leaves nothing to rank: no call to pay for
-        plan = ask_planner(scope, planner, context) if planner is not None else None
-        if plan is not None:
-            return plan
+    def planner_for(self, scope: SearchScope, context: PlannerContext) -> Planner | None:
+        """None with one candidate: it leaves nothing to rank, so no call to pay for."""
+        return super().planner_for(scope, context) if len(context.candidates) >= 2 else None
+
+    def fallback(self, context: PlannerContext) -> Plan:
+        """The first few in the best connected order."""
         return Plan(candidates=[c.name for c in context.candidates[:FALLBACK_CANDIDATES]], source="fallback")
 
     def discovery_over(self, frontier: str, round_no: int) -> bool:

@@ -18,6 +18,7 @@ from visual_degrees.domain.records import Position
 from visual_degrees.domain.strategy import Knobs
 from visual_degrees.domain.wording import plural
 from visual_degrees.lifecycle.run_memory import Candidate
+from visual_degrees.ports import Planner
 from visual_degrees.search.confirm import settle
 from visual_degrees.search.evidence import find_pair, record, search
 from visual_degrees.search.known_edges import earlier_chain
@@ -218,10 +219,17 @@ class Seed:
         return sorted(candidates, key=lambda c: (-c.best_confidence, -c.count, name_key(c.name), c.name))
 
     def choose_plan(self, scope: SearchScope, context: PlannerContext) -> Plan:
-        """Ask the planner (planner_ranking), else fall back."""
-        planner = scope.ctx.providers.planner if self.knobs.planner_ranking else None
+        """Ask the planner, if there is one worth asking, else fall back."""
+        planner = self.planner_for(scope, context)
         plan = ask_planner(scope, planner, context) if planner is not None else None
-        return plan if plan is not None else fallback_plan(context)
+        return plan if plan is not None else self.fallback(context)
+
+    def planner_for(self, scope: SearchScope, context: PlannerContext) -> Planner | None:
+        """The planner to ask (planner_ranking), None: the fallback orders."""
+        return scope.ctx.providers.planner if self.knobs.planner_ranking else None
+
+    def fallback(self, context: PlannerContext) -> Plan:
+        return fallback_plan(context)
 
     def discovery_over(self, frontier: str, round_no: int) -> bool:
         """Whether the frontier's discovery templates are used up (S4 then routes to S2 or the end)."""
