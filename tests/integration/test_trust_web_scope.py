@@ -10,7 +10,7 @@ from pathlib import Path
 
 from tests.support.cli_runs import run_json
 from visual_degrees.domain.names import name_key
-from visual_degrees_tools.sandbox import EXAMPLE_PAIR, PhotoWeb, default_world_path, load_world
+from visual_degrees_tools.sandbox import DEFAULT_WEB, EXAMPLE_PAIR, default_world_path, load_world, photo_web
 from visual_degrees_tools.sandbox.ground_truth import ground_truth
 
 A, B = EXAMPLE_PAIR
@@ -43,7 +43,7 @@ def test_a_chain_proven_in_one_world_is_never_reused_in_another(state_dir, capsy
     # Then it paid to search its own web, and any path it shows is made of that web's photos
     assert final["data"]["usage"]["searches"] > 0
     if final["type"] == "final":
-        web = PhotoWeb(load_world(other), 0)
+        web = photo_web(load_world(other), 0, DEFAULT_WEB)  # the web `run` searched by default
         for edge in final["data"]["edges"]:
             truth = ground_truth(web).truth(edge["evidence"]["imageUrl"])
             assert {web.celebrity_id(edge["from"]), web.celebrity_id(edge["to"])} <= truth
