@@ -2,7 +2,7 @@
 names each page's text carries (a search engine finds a page only by what it says).
 
 Every photo has its agency page (its id is the photo's id): a caption in one of four styles,
-"(L-R) Actor X, actress Y and director Z attend the premiere of T", "X and Y at the premiere of T",
+"(L-R) Actor X, actor Y and director Z attend the premiere of T", "X and Y at the premiere of T",
 "X and guests attend …" (only the first named) or none ("Guests attend …"), naming only people the
 agency could identify. Some photos are republished, the same image under another URL and title:
 a news story about one of its people ("X news and photos", the agency caption copied below it, cut
@@ -41,7 +41,7 @@ class Site(IntEnum):
 class Style(IntEnum):
     """How an agency caption names the people of a photo of two or more."""
 
-    LEFT_TO_RIGHT = 0  # "(L-R) Actor X, actress Y and director Z attend …"
+    LEFT_TO_RIGHT = 0  # "(L-R) Actor X, actor Y and director Z attend …"
     ALL = 1  # "X and Y attend …"
     FIRST = 2  # "X and guests attend …"
     NONE = 3  # "Guests attend …"
