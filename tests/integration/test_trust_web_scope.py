@@ -69,3 +69,22 @@ def test_another_seed_is_another_photo_web(state_dir, capsys):
     assert code == 0
     code, events = run_json(capsys, A, B, "--seed", "1")
     assert events[-1]["data"]["usage"]["searches"] > 0
+
+
+def test_the_realistic_and_the_clean_web_of_one_world_never_share_evidence(state_dir, capsys):
+    # Given a chain proven on the (default) realistic web of the bundled world
+    code, _ = run_json(capsys, A, B)
+    assert code == 0
+    # When the same question is asked of the clean web of the same world and seed
+    code, events = run_json(capsys, A, B, "--web", "clean")
+    final = events[-1]["data"]
+    # Then it paid to search the clean web, and its chain is made of the clean web's photos
+    assert code == 0 and final["usage"]["searches"] > 0
+    web = photo_web(load_world(default_world_path()), 0, "clean")
+    for edge in final["edges"]:
+        assert {web.celebrity_id(edge["from"]), web.celebrity_id(edge["to"])} <= ground_truth(web).truth(
+            edge["evidence"]["imageUrl"]
+        )
+    # And asked again there, it is answered from that web's own memory
+    code, events = run_json(capsys, A, B, "--web", "clean")
+    assert events[-1]["data"]["usage"]["searches"] == 0
