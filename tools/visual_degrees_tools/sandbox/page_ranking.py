@@ -17,9 +17,8 @@ Score, per page:
 from __future__ import annotations
 
 import heapq
-from array import array
 
-from visual_degrees_tools.sandbox.pages import popularity
+from visual_degrees_tools.sandbox.pages import NOBODY, SITE_POPULARITY, fame_popularity
 from visual_degrees_tools.sandbox.photoweb import PhotoWeb
 from visual_degrees_tools.sandbox.ranking import (
     MAX_QUERY_LENGTH,
@@ -40,13 +39,8 @@ class PageRanker(Ranker):
     def __init__(self, web: PhotoWeb) -> None:
         super().__init__(web)
         assert web.pages is not None, "a page ranker needs a realistic web"
-        table = self.table = web.pages
-        # What never changes with the query: each page's popularity, and how many names its title holds.
-        self._page_popularity = array("d", (popularity(web, page) for page in range(table.count)))
-        self._title_names = bytearray(
-            min(255, len(table.agency_named[page])) if page < web.photo_count else _SUBJECT_IN_TITLE[site]
-            for page, site in enumerate(table.site)
-        )
+        self.table = web.pages
+        self._fame = [fame_popularity(f) for f in range(max(web.world.fame) + 1)]
 
     def rank(self, query: str, count: int) -> list[int]:
         """Indices of the best `count` pages for `query`."""
@@ -77,22 +71,26 @@ class PageRanker(Ranker):
         words = query_words(query[:MAX_QUERY_LENGTH])
         wanted = query_keywords(words)
         seed = query_seed(web.seed, words)
-        keywords, fame_and_site, title_names = table.keywords, self._page_popularity, self._title_names
+        keywords, site, photo_of, agency_named = table.keywords, table.site, table.photo, table.agency_named
+        fame, fame_score = world.fame, self._fame
+        first_person, people = web.photo_start, web.photo_people
         scored = []
         for page, mask in masks.items():
             in_title = titles.get(page, 0).bit_count()
+            where = site[page]
+            about = subject[page]
+            if about == NOBODY:
+                about = people[first_person[photo_of[page]]]
             score = (
                 NAME_IN_TEXT * mask.bit_count()
-                + (NAME_IN_TITLE * in_title + FOCUS / title_names[page] if in_title else 0.0)
                 + KEYWORD * (keywords[page] & wanted).bit_count()
-                + fame_and_site[page]
+                + SITE_POPULARITY[where]
+                + fame_score[fame[about]]
                 + jitter(page, seed)
             )
+            if in_title:
+                held = len(agency_named[page]) if page < photos else 1  # a copy's title: its subject
+                score += NAME_IN_TITLE * in_title + FOCUS / held
             scored.append((score, -page))
         best = heapq.nlargest(count, scored)
         return [-negated for _, negated in best]
-
-
-# How many names a copy's title holds, by Site (agency, news, person page, gallery): a news or
-# person page names its subject, a gallery nobody (an agency page's count is its caption's).
-_SUBJECT_IN_TITLE = (0, 1, 1, 0)

@@ -101,7 +101,7 @@ GALLERY_TITLES = (
 _NEWS_EVENT = 2  # the news title that names the event
 _GALLERY_BITS = (0, keyword_bits({"premiere"}), keyword_bits({"red carpet"}), 0)
 _VERBS = 4  # no verb, attend(s), arrive(s), pose(s)
-_SITE_POPULARITY = (3.0, 4.0, 5.0, 1.0)  # agency, news, person page, gallery: busier sites rank higher
+SITE_POPULARITY = (3.0, 4.0, 5.0, 1.0)  # agency, news, person page, gallery: busier sites rank higher
 
 
 @dataclass(frozen=True)
@@ -458,12 +458,6 @@ def _verb_phrase(verb: int, phrase: str, *, plural: bool) -> str:
     return ("arrive " if plural else "arrives ") + phrase
 
 
-def popularity(web: PhotoWeb, page: int) -> float:
-    """How busy the page's site is, plus how famous its subject (or the photo's best-known person)."""
-    table = web.pages
-    assert table is not None
-    about = table.subject[page]
-    if about == NOBODY:
-        photo = table.photo[page]
-        about = web.photo_people[web.photo_start[photo]]
-    return _SITE_POPULARITY[table.site[page]] + min(3.0, 0.5 * math.log2(max(1, web.world.fame[about])))
+def fame_popularity(events: int) -> float:
+    """What a page's subject adds to its popularity: 0.5·log2(events), at most 3."""
+    return min(3.0, 0.5 * math.log2(max(1, events)))
