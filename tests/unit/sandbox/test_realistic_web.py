@@ -205,3 +205,18 @@ def test_some_stories_about_a_person_show_others_of_their_event(default_world, w
     # And a search for that person can return it: a result that does not show them
     assert default_world.name(about) in web.page_title(page)
     assert page in ranker_for(web).rank(default_world.name(about), 100_000)
+
+
+def test_the_diagnostic_without_the_left_to_right_marker_changes_only_those_words(default_world, web):
+    from dataclasses import replace
+
+    from visual_degrees_tools.sandbox.webs import WEBS
+
+    model = WEBS["realistic"]
+    assert model.pages is not None
+    plain = PhotoWeb(default_world, 0, photos=model.photos, pages=replace(model.pages, left_to_right=""))
+    assert plain.identity != web.identity
+    for page in range(0, web.page_count, 7):
+        assert plain.page_title(page) == web.page_title(page).replace("(L-R) ", "")
+        assert page_names(plain, page) == page_names(web, page)
+    assert any(web.page_title(p).startswith("(L-R) ") for p in range(web.photo_count))

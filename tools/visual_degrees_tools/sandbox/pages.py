@@ -75,6 +75,9 @@ class PageParameters:
     # photo of X's co-stars): its title names X, whom the photo does not show.
     news_about_absent: float = 0.15
     gallery_caption: tuple[float, float, float] = (0.5, 0.0, 0.5)
+    # What agencies write before a left-to-right list of names. Only a diagnostic changes it (see
+    # scripts/bench_webs.py --no-lr-marker): what a strategy loses by misreading it.
+    left_to_right: str = "(L-R) "
 
 
 DEFAULT_PAGES = PageParameters()
@@ -121,6 +124,7 @@ class PageTable:
     named_in: list[array[int]]  # per person: the pages whose text names them
     keywords: bytearray  # per page: the query keywords its text contains
     has_event: bytearray  # per page: 1 if its text names the photo's event
+    left_to_right: str  # what captions write before a left-to-right list of names
 
     @property
     def count(self) -> int:
@@ -250,6 +254,7 @@ def generate_pages(web: PhotoWeb, params: PageParameters) -> PageTable:
         named_in=named_in,
         keywords=keywords,
         has_event=has_event,
+        left_to_right=params.left_to_right,
     )
 
 
@@ -392,7 +397,7 @@ def agency_caption(web: PhotoWeb, photo: int, *, first_only: bool = False) -> st
     title = web.title(event)
     verb = table.verb[photo]
     if kind is Kind.CROWD:
-        return _crowd_caption(world, named, len(who), style, ek, title)
+        return _crowd_caption(world, named, len(who), style, ek, title, table.left_to_right)
     phrase = CONTEXTS[ek][web.photo_context[photo]][0].format(t=title)
     if kind is Kind.PORTRAIT:
         if not named:
@@ -408,12 +413,12 @@ def agency_caption(web: PhotoWeb, photo: int, *, first_only: bool = False) -> st
             return f"{first} poses with guests {phrase}"
         return f"{first} and guests {_verb_phrase(verb, phrase, plural=True)}"
     names = _names_in_order(world, who, named, with_roles=style is Style.LEFT_TO_RIGHT or verb % 2 == 1)
-    lead = "(L-R) " if style is Style.LEFT_TO_RIGHT else ""
+    lead = table.left_to_right if style is Style.LEFT_TO_RIGHT else ""
     return f"{lead}{names} {_verb_phrase(verb, phrase, plural=True)}"
 
 
 def _crowd_caption(
-    world: World, named: tuple[int, ...], size: int, style: Style, event: EventKind, title: str
+    world: World, named: tuple[int, ...], size: int, style: Style, event: EventKind, title: str, lead: str
 ) -> str:
     where = f"the premiere of {title}" if event is EventKind.FILM else f"the {title}"
     if not named:
@@ -423,7 +428,7 @@ def _crowd_caption(
         return f"{world.name(named[0])} and the cast attend {where}"
     names = ", ".join(world.name(p) for p in named)
     rest = " and others" if len(named) < size else ""
-    return f"(L-R) {names}{rest} attend {where}"
+    return f"{lead}{names}{rest} attend {where}"
 
 
 def _names_in_order(world: World, who: tuple[int, ...], named: tuple[int, ...], *, with_roles: bool) -> str:
