@@ -2,8 +2,10 @@
 
     python scripts/bench_compare.py before.json after.json
 
-Exits 0 when the figures are identical (a restructuring that claims "no change in behaviour" must
-pass this on the same command before and after), else 1, listing each key that differs.
+Exits 0 when every key of `before` is in `after` with the same value (a restructuring that claims
+"no change in behaviour" must pass this on the same command before and after), else 1, listing each
+key that differs or went missing. Keys only `after` has (figures added since) are listed, not
+compared: a new figure changes no old one.
 """
 
 from __future__ import annotations
@@ -21,12 +23,18 @@ def compared(key: str) -> bool:
 
 def main(argv: list[str]) -> int:
     before, after = (json.loads(Path(p).read_text(encoding="utf-8")) for p in argv[1:3])
-    keys = sorted(k for k in before.keys() | after.keys() if compared(k))
-    differ = [k for k in keys if before.get(k) != after.get(k)]
-    print(f"compared {len(keys)} keys: {'identical' if not differ else 'different'}")
+    keys = sorted(k for k in before if compared(k))
+    differ = [k for k in keys if k in after and before[k] != after[k]]
+    missing = [k for k in keys if k not in after]
+    added = sorted(k for k in after if k not in before and compared(k))
+    print(f"compared {len(keys)} keys: {'identical' if not differ and not missing else 'different'}")
     for key in differ:
-        print(f"  {key}: {before.get(key)!r} != {after.get(key)!r}")
-    return 1 if differ else 0
+        print(f"  {key}: {before[key]!r} != {after[key]!r}")
+    for key in missing:
+        print(f"  {key}: missing (was {before[key]!r})")
+    if added:
+        print(f"added, not compared: {', '.join(added)}")
+    return 1 if differ or missing else 0
 
 
 if __name__ == "__main__":

@@ -53,7 +53,9 @@ def measure_bench(world: Path, strategy: str, sample: int, seed: int) -> dict[st
     from visual_degrees_tools.local.environments import sandbox_environment
 
     started = time.perf_counter()
-    environment = sandbox_environment(world)
+    # The clean web, as the figures committed from this script were measured (the realistic web's
+    # baselines: scripts/bench_webs.py, docs/benchmarks/realistic-web.md).
+    environment = sandbox_environment(world, web="clean")
     loaded = time.perf_counter()
     truth = Truth(environment.web)
     truth_built = time.perf_counter()

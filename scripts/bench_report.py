@@ -39,7 +39,9 @@ SHOWN = tuple(k for k in CONTRACT_KEYS if k != "strategy")
 
 def bench_world(path: Path, sample: int, seed: int, out: Path) -> dict[str, dict[str, Any]]:
     started = time.perf_counter()
-    environment = sandbox_environment(path)
+    # The clean web, as the figures committed from this script were measured (the realistic web's
+    # baselines: scripts/bench_webs.py, docs/benchmarks/realistic-web.md).
+    environment = sandbox_environment(path, web="clean")
     loaded = time.perf_counter()
     truth = Truth(environment.web)
     truth_built = time.perf_counter()

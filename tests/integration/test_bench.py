@@ -89,6 +89,32 @@ def test_bad_input_is_one_clear_message_and_exit_code_2(capsys, args):
     assert err.startswith("visual-degrees: error:") and "Traceback" not in err
 
 
+def test_a_tier_on_either_web_says_which_it_benchmarked_and_how_far_each_path_was(capsys, tmp_path):
+    # Given famous pairs of the bundled world on the clean web, and the same on the default web
+    code, clean, _ = bench(
+        capsys, "--sample", "3", "--tier", "famous", "--web", "clean", "--json", "--out", str(tmp_path)
+    )
+    assert code == 0
+    code, realistic, _ = bench(capsys, "--sample", "3", "--tier", "famous", "--json")
+    assert code == 0
+    # Then the figures name the tier and the web, and split the solved pairs by path excess
+    assert (clean["tier"], clean["web"]) == ("famous", "clean")
+    assert (realistic["tier"], realistic["web"]) == ("famous", "realistic")
+    for figures in (clean, realistic):
+        excess = figures["path_excess_distribution"]
+        assert sum(v["pairs"] for v in excess.values()) == figures["solved"] - figures["solved_unsolvable"]
+    report = (tmp_path / "report.md").read_text(encoding="utf-8")
+    if clean["solved"]:
+        assert "path excess of solved pairs (found − shortest hops): +0" in report
+
+
+def test_a_tier_is_for_sampled_pairs_only(capsys, tmp_path):
+    pairs = tmp_path / "pairs.jsonl"
+    pairs.write_text(json.dumps({"a": EXAMPLE_PAIR[0], "b": EXAMPLE_PAIR[1]}) + "\n", encoding="utf-8")
+    code, _, err = bench(capsys, "--pairs", str(pairs), "--tier", "famous")
+    assert code == 2 and "--tier chooses whom --sample draws from" in err
+
+
 def test_pairs_and_sample_together_are_refused_by_the_parser(capsys):
     with pytest.raises(SystemExit) as exited:
         cli.main(["bench", "--pairs", "p.jsonl", "--sample", "3"])

@@ -262,3 +262,24 @@ def test_only_a_run_that_ran_out_of_budget_is_continued(state_dir, capsys):
     assert "no run '20260101T000000-000000'" in capsys.readouterr().err
     assert main(["run"]) == 2
     assert "name two people, A and B (or continue a run: --continue RUN_ID)" in capsys.readouterr().err
+
+
+def test_the_clean_web_is_asked_for_by_name_and_a_continuation_stays_on_it(state_dir, capsys):
+    # Given the example pair asked on the default (realistic) web and on the clean web
+    code, realistic = run_json(capsys, A, B)
+    assert code == 0
+    main(["run", A, B, "--web", "clean", "--budget-searches", "1"])
+    run_id = re.search(r"run id (\S+)", capsys.readouterr().out)[1]
+    # When the clean run is continued without saying which web
+    code = main(["run", "--continue", run_id, "--budget-searches", "5"])
+    out = capsys.readouterr().out
+    # Then it goes on on the clean web it was made on (another web would be refused, exit 2) and
+    # finds the clean web's chain, which the realistic web's answer is not
+    assert code == 0
+    assert "Vesna Hawthorne → Dorian Ivesdale → Niall Halloran" in out
+    assert realistic[-1]["data"]["path"] != ["Vesna Hawthorne", "Dorian Ivesdale", "Niall Halloran"]
+    # And a continuation on the other web is refused, saying what to pass
+    main(["run", A, B, "--web", "clean", "--budget-searches", "1"])
+    run_id = re.search(r"run id (\S+)", capsys.readouterr().out)[1]
+    assert main(["run", "--continue", run_id, "--web", "realistic"]) == 2
+    assert "pass the --world (and --seed, --faults, --web) it was made with" in capsys.readouterr().err

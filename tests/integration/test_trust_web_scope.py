@@ -10,7 +10,7 @@ from pathlib import Path
 
 from tests.support.cli_runs import run_json
 from visual_degrees.domain.names import name_key
-from visual_degrees_tools.sandbox import EXAMPLE_PAIR, PhotoWeb, default_world_path, load_world
+from visual_degrees_tools.sandbox import DEFAULT_WEB, EXAMPLE_PAIR, default_world_path, load_world, photo_web
 from visual_degrees_tools.sandbox.ground_truth import ground_truth
 
 A, B = EXAMPLE_PAIR
@@ -43,7 +43,7 @@ def test_a_chain_proven_in_one_world_is_never_reused_in_another(state_dir, capsy
     # Then it paid to search its own web, and any path it shows is made of that web's photos
     assert final["data"]["usage"]["searches"] > 0
     if final["type"] == "final":
-        web = PhotoWeb(load_world(other), 0)
+        web = photo_web(load_world(other), 0, DEFAULT_WEB)  # the web `run` searched by default
         for edge in final["data"]["edges"]:
             truth = ground_truth(web).truth(edge["evidence"]["imageUrl"])
             assert {web.celebrity_id(edge["from"]), web.celebrity_id(edge["to"])} <= truth
@@ -69,3 +69,22 @@ def test_another_seed_is_another_photo_web(state_dir, capsys):
     assert code == 0
     code, events = run_json(capsys, A, B, "--seed", "1")
     assert events[-1]["data"]["usage"]["searches"] > 0
+
+
+def test_the_realistic_and_the_clean_web_of_one_world_never_share_evidence(state_dir, capsys):
+    # Given a chain proven on the (default) realistic web of the bundled world
+    code, _ = run_json(capsys, A, B)
+    assert code == 0
+    # When the same question is asked of the clean web of the same world and seed
+    code, events = run_json(capsys, A, B, "--web", "clean")
+    final = events[-1]["data"]
+    # Then it paid to search the clean web, and its chain is made of the clean web's photos
+    assert code == 0 and final["usage"]["searches"] > 0
+    web = photo_web(load_world(default_world_path()), 0, "clean")
+    for edge in final["edges"]:
+        assert {web.celebrity_id(edge["from"]), web.celebrity_id(edge["to"])} <= ground_truth(web).truth(
+            edge["evidence"]["imageUrl"]
+        )
+    # And asked again there, it is answered from that web's own memory
+    code, events = run_json(capsys, A, B, "--web", "clean")
+    assert events[-1]["data"]["usage"]["searches"] == 0

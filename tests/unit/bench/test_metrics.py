@@ -114,6 +114,32 @@ def test_summary_arithmetic_follows_its_definitions():
         "3": {"pairs": 1, "solved": 1},
         "5": {"pairs": 1, "solved": 0},
     }
+    # the excess distribution counts the same pairs as its mean: one, one hop over the shortest
+    assert figures["path_excess_distribution"] == {"1": {"pairs": 1, "share": 1.0}}
+
+
+def test_the_excess_distribution_gives_the_share_at_the_shortest_and_each_hop_over():
+    # Given five solved solvable pairs (excess 0, 0, 0, 1, 3), one unsolved and one unsolvable
+    records = [
+        run("path", shortest=2, true_path=True, hops=2),
+        run("path", shortest=3, true_path=True, hops=3),
+        run("path", shortest=1, true_path=True, hops=1),
+        run("path", shortest=2, true_path=True, hops=3),
+        run("path", shortest=2, true_path=True, hops=5),
+        run("no_path", shortest=2),
+        run("path", shortest=None, true_path=True, hops=4),
+    ]
+    figures = summarize(records, "default")
+    # Then each excess has its count and its share of the five, at the shortest first
+    assert figures["path_excess_distribution"] == {
+        "0": {"pairs": 3, "share": 0.6},
+        "1": {"pairs": 1, "share": 0.2},
+        "3": {"pairs": 1, "share": 0.2},
+    }
+    assert list(figures["path_excess_distribution"]) == ["0", "1", "3"]
+    assert figures["mean_path_excess"] == 0.8
+    # And nothing solved gives an empty distribution, not an error
+    assert summarize([run("no_path", shortest=2)], "default")["path_excess_distribution"] == {}
 
 
 def test_a_path_to_a_namesake_is_neither_solved_nor_false():

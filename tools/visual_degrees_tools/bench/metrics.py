@@ -3,6 +3,7 @@
 Arithmetic, stated once:
 - means are over every pair run (`pairs`), except `mean_path_excess` (over solved pairs that are
   solvable, found hops minus shortest hops) and `mean_cost_usd_solved` (over solved pairs);
+- `path_excess_distribution` splits those same pairs by their excess: {"0": {"pairs", "share"}, …};
 - `success_rate` = solved solvable pairs / solvable pairs (0 when nothing is solvable); a pair the
   ground truth calls unsolvable but a run solved anyway is counted in `solved` and reported as
   `solved_unsolvable`, never in the rate;
@@ -128,9 +129,17 @@ def summarize(records: Sequence[RunRecord], strategy: str) -> dict[str, Any]:
             "solvable_by_distance": {
                 d: {"pairs": n, "solved": s} for d, (n, s) in sorted(by_distance.items())
             },
+            "path_excess_distribution": excess_distribution(excess),
         }
     )
     return figures
+
+
+def excess_distribution(excess: Sequence[int]) -> dict[str, dict[str, float]]:
+    """Solved solvable pairs by path excess (found hops − shortest hops): "0" at the shortest,
+    "1" one hop longer, …; each with how many pairs and their share of the solved solvable pairs."""
+    counts = Counter(excess)
+    return {str(k): {"pairs": n, "share": round(n / len(excess), 4)} for k, n in sorted(counts.items())}
 
 
 def cost_success_curve(records: Sequence[RunRecord]) -> list[tuple[float, float]]:

@@ -20,6 +20,7 @@ from typing import Any
 from visual_degrees.domain.errors import InvalidInput, UnknownPerson
 from visual_degrees.domain.names import name_key, validate_name
 from visual_degrees_tools.sandbox import PhotoWeb
+from visual_degrees_tools.sandbox_options import TIER_RANKS, Tier
 
 MAX_PAIRS_FILE_BYTES = 10 * 1024 * 1024
 
@@ -103,20 +104,48 @@ def load_pairs(path: Path, web: PhotoWeb) -> list[BenchPair]:
     return pairs
 
 
-def sample_pairs(web: PhotoWeb, count: int, seed: int) -> list[BenchPair]:
-    """`count` distinct pairs drawn uniformly from the largest connected group of the world's
-    co-appearance graph (people linked by sharing an event), each written in world spelling.
-    Pairs whose two people share a display name are redrawn (a run could not tell them apart)."""
+def photo_ranking(web: PhotoWeb) -> list[int]:
+    """Everyone, most photographed first: by the photos showing them with someone else (a clean and
+    a realistic web of one world and seed have the same such photos, so the same ranking), then
+    by events, then in world order."""
+    together = [0] * web.world.size
+    start, people = web.photo_start, web.photo_people
+    for photo in range(web.photo_count):
+        if start[photo + 1] - start[photo] > 1:
+            for person in people[start[photo] : start[photo + 1]]:
+                together[person] += 1
+    fame = web.world.fame
+    return sorted(range(web.world.size), key=lambda p: (-together[p], -fame[p], p))
+
+
+def tier_people(web: PhotoWeb, tier: Tier) -> list[int]:
+    """The people pairs of a tier are drawn from, all in the world's largest connected group:
+    everyone for `uniform`, else the ranks of TIER_RANKS (photo_ranking)."""
+    group = web.world.largest_component()
+    if tier == "uniform":
+        return group
+    first, last = TIER_RANKS[tier]
+    inside = set(group)
+    return [p for p in photo_ranking(web)[first - 1 : last] if p in inside]
+
+
+def sample_pairs(web: PhotoWeb, count: int, seed: int, tier: Tier = "uniform") -> list[BenchPair]:
+    """`count` distinct pairs drawn uniformly from the people of a tier (tier_people; `uniform`: the
+    largest connected group of the world's co-appearance graph, people linked by sharing an event),
+    each written in world spelling. Pairs whose two people share a display name are redrawn (a run
+    could not tell them apart)."""
     if count < 1:
         raise InvalidInput("--sample must be at least 1")
     world = web.world
-    group = world.largest_component()
+    group = tier_people(web, tier)
+    where = "the largest group" if tier == "uniform" else f"the {tier} tier"
     if len(group) < 2:
-        raise InvalidInput("the world's largest connected group has fewer than two people")
+        whole = "the world's largest connected group" if tier == "uniform" else f"{where} of this world"
+        raise InvalidInput(f"{whole} has fewer than two people")
     namesakes = Counter(world.keys[p] for p in group)
     possible = len(group) * (len(group) - 1) // 2 - sum(n * (n - 1) // 2 for n in namesakes.values())
     if count > possible:
-        raise InvalidInput(f"--sample {count}: the largest group has only {possible} pairs")
+        raise InvalidInput(f"--sample {count}: {where} has only {possible} pairs")
     rng = random.Random(seed)
     seen: set[tuple[int, int]] = set()
     pairs: list[BenchPair] = []

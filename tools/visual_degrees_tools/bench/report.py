@@ -80,6 +80,10 @@ def markdown(title: str, sections: Sequence[Section], context: dict[str, Any], p
         if by_distance:
             cells = ", ".join(f"{d} hops: {v['solved']}/{v['pairs']}" for d, v in by_distance.items())
             lines.append(f"- {section.label}, solved by shortest distance: {cells}")
+        excess = section.figures.get("path_excess_distribution") or {}
+        if excess:
+            cells = ", ".join(f"+{k} {100 * v['share']:.0f} % ({v['pairs']})" for k, v in excess.items())
+            lines.append(f"- {section.label}, path excess of solved pairs (found − shortest hops): {cells}")
         reasons = section.figures.get("stop_reasons") or {}
         if reasons:
             lines.append(

@@ -15,7 +15,14 @@ import time
 from pathlib import Path
 from typing import Any
 
-from visual_degrees_tools.commands.common import EXIT_FAILED, add_run_options, count, parse_run_options
+from visual_degrees_tools.commands.common import (
+    EXIT_FAILED,
+    add_run_options,
+    add_web_option,
+    count,
+    parse_run_options,
+)
+from visual_degrees_tools.sandbox_options import TIERS, Tier
 
 NAME = "bench"
 HELP = "benchmark a strategy on many pairs, checked against the simulator's ground truth"
@@ -32,11 +39,20 @@ def configure(parser: argparse.ArgumentParser) -> None:
     source.add_argument(
         "--pairs", type=Path, metavar="FILE", help='the pairs to try: JSON lines {"a": "...", "b": "..."}'
     )
-    source.add_argument("--sample", type=count, metavar="N", help="N pairs from the largest connected group")
+    source.add_argument("--sample", type=count, metavar="N", help="N pairs drawn from the --tier's people")
+    parser.add_argument(
+        "--tier",
+        choices=TIERS,
+        default=None,
+        help="whom --sample draws from: uniform (anyone in the largest connected group), famous (the "
+        "100 people most photographed with others), known (those ranked 300-3000); see "
+        "docs/benchmarks/README.md (default: uniform)",
+    )
     parser.add_argument("--seed", type=count, default=0, metavar="N", help="seed of the --sample draw")
     parser.add_argument(
         "--web-seed", type=count, default=0, metavar="N", help="seed of the simulated photo web"
     )
+    add_web_option(parser)
     parser.add_argument(
         "--faults", default="", metavar="SPEC", help='fault injection, e.g. "search_5xx=0.1" (default: none)'
     )
@@ -85,8 +101,14 @@ def main(args: argparse.Namespace, state_dir: Path) -> int:
     started = time.perf_counter()
     if not 0.0 <= args.planner_recall <= 1.0:
         raise InvalidInput("--planner-recall must be between 0 and 1")
+    if args.pairs is not None and args.tier is not None:
+        raise InvalidInput("--tier chooses whom --sample draws from; a --pairs file names its own pairs")
     environment = sandbox_environment(
-        args.world, seed=args.web_seed, faults=args.faults or None, planner_recall=args.planner_recall
+        args.world,
+        seed=args.web_seed,
+        faults=args.faults or None,
+        planner_recall=args.planner_recall,
+        web=args.web,
     )
     loaded = time.perf_counter()
     truth = Truth(environment.web, threshold=options.threshold)
@@ -95,8 +117,9 @@ def main(args: argparse.Namespace, state_dir: Path) -> int:
         pairs = load_pairs(args.pairs, environment.web)
         source: dict[str, Any] = {"pairs_file": str(args.pairs)}
     else:
-        pairs = sample_pairs(environment.web, args.sample, args.seed)
-        source = {"sample": args.sample, "sample_seed": args.seed}
+        tier: Tier = args.tier or "uniform"
+        pairs = sample_pairs(environment.web, args.sample, args.seed, tier)
+        source = {"sample": args.sample, "sample_seed": args.seed, "tier": tier}
     config = BenchConfig(
         strategy=args.strategy, options=options, knobs=knobs, shared_memory=args.shared_memory
     )
@@ -107,6 +130,7 @@ def main(args: argparse.Namespace, state_dir: Path) -> int:
             "world": str(args.world or "bundled synthetic world"),
             **source,
             "web_seed": args.web_seed,
+            "web": args.web,
             "faults": args.faults,
             "planner_recall": args.planner_recall,
             "world_load_s": round(loaded - started, 3),

@@ -15,6 +15,7 @@ from pydantic import BaseModel, ValidationError
 from visual_degrees.domain.errors import InvalidInput
 from visual_degrees.domain.models import Budgets, RunOptions
 from visual_degrees.domain.outcomes import BY_OUTCOME
+from visual_degrees_tools.sandbox_options import DEFAULT_WEB, WEB_NAMES
 
 # A run's own endings have their exit codes in domain/outcomes.py (0 path, 3 no_path, 4 cancelled,
 # 1 error); these are the command's own.
@@ -109,8 +110,22 @@ def add_state_dir(parser: argparse.ArgumentParser, *, subcommand: bool) -> None:
     )
 
 
-def add_world_options(parser: argparse.ArgumentParser) -> None:
-    """--world/--seed/--faults: which simulated photo web a command runs against."""
+def add_web_option(parser: argparse.ArgumentParser, *, default: str | None = DEFAULT_WEB) -> None:
+    """--web: which kind of simulated photo web (sandbox/webs.py)."""
+    shown = f" (default: {DEFAULT_WEB})" if default is None else ""
+    parser.add_argument(
+        "--web",
+        choices=WEB_NAMES,
+        default=default,
+        help="the simulated photo web: realistic (results as real image search gives them: mostly "
+        "portraits, one photo on many pages, captions naming some people or none) or clean (every "
+        f"photo on one page, captioned by who is in it){shown}",
+    )
+
+
+def add_world_options(parser: argparse.ArgumentParser, *, continuing: bool = False) -> None:
+    """--world/--seed/--faults/--web: which simulated photo web a command runs against (with
+    `continuing`, --web not given is None: a continuation goes on on its run's own web)."""
     parser.add_argument(
         "--world",
         type=Path,
@@ -125,6 +140,7 @@ def add_world_options(parser: argparse.ArgumentParser) -> None:
         metavar="SPEC",
         help='fault injection, e.g. "search_5xx=0.1,dead_link=0.05" (default: none; see docs/sandbox.md)',
     )
+    add_web_option(parser, default=None if continuing else DEFAULT_WEB)
 
 
 def add_run_options(parser: argparse.ArgumentParser, *, continuing: bool = False) -> None:

@@ -17,6 +17,7 @@ from visual_degrees_tools.commands.common import (
     parse_run_options,
     whole,
 )
+from visual_degrees_tools.sandbox_options import DEFAULT_WEB
 
 if TYPE_CHECKING:
     from visual_degrees.ports import Memory
@@ -73,7 +74,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         metavar="NAME",
         help="someone you believe connects A and B: checked first (a hint, never a link)",
     )
-    add_world_options(parser)
+    add_world_options(parser, continuing=True)
     parser.add_argument(
         "--providers",
         choices=["sandbox", "live"],
@@ -126,7 +127,9 @@ def _start(args: argparse.Namespace, state_dir: Path) -> int:
     if providers == "live":
         environment = environments.live_environment()
     else:
-        sandbox = environments.sandbox_environment(args.world, seed=args.seed, faults=args.faults)
+        sandbox = environments.sandbox_environment(
+            args.world, seed=args.seed, faults=args.faults, web=args.web or DEFAULT_WEB
+        )
         environments.require_known(sandbox, a.name, b.name, *([hint] if hint else []))
         environment = sandbox
         recorded.update(_world_record(args))
@@ -192,6 +195,8 @@ def _environment_of(
     if providers == "live":
         environment: Any = environments.live_environment()
     else:
+        # A run recorded before the realistic web existed was made on the clean one.
+        web = args.web or record.get("web", "clean")
         if args.world is not None or "worldPath" not in record:
             world, seed, faults = args.world, args.seed, args.faults
         else:
@@ -201,12 +206,12 @@ def _environment_of(
                 int(record.get("seed", 0)),
                 record.get("faults", ""),
             )
-        sandbox = environments.sandbox_environment(world, seed=seed, faults=faults)
+        sandbox = environments.sandbox_environment(world, seed=seed, faults=faults, web=web)
         names = [str(meta.person_a), str(meta.person_b)]
         if args.via is not None:
             environments.require_known(sandbox, *names, args.via)
         environment = sandbox
-        recorded.update(worldPath=str(world.resolve()) if world else None, seed=seed, faults=faults)
+        recorded.update(worldPath=str(world.resolve()) if world else None, seed=seed, faults=faults, web=web)
         _same_web(sandbox, run_id, meta.web or "", world)
     return environment, recorded, providers == "sandbox"
 
@@ -217,7 +222,7 @@ def _same_web(sandbox: SandboxEnvironment, run_id: str, web: str, world: Path | 
         shown = str(world) if world else "the bundled world"
         raise InvalidInput(
             f"run {run_id} was made on another photo web than {shown}; pass the --world (and --seed, "
-            "--faults) it was made with"
+            "--faults, --web) it was made with"
         )
 
 
@@ -228,7 +233,12 @@ def _web_of(environment: RunEnvironment) -> str:
 def _world_record(args: argparse.Namespace) -> dict[str, Any]:
     """What `run --continue` needs to rebuild this run's photo web."""
     world = Path(args.world).resolve() if args.world else None
-    return {"worldPath": str(world) if world else None, "seed": args.seed, "faults": args.faults}
+    return {
+        "worldPath": str(world) if world else None,
+        "seed": args.seed,
+        "faults": args.faults,
+        "web": args.web or DEFAULT_WEB,
+    }
 
 
 def _close(args: argparse.Namespace, result: RunResult, *, simulated: bool) -> int:

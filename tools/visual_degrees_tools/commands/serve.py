@@ -132,7 +132,7 @@ def main(args: argparse.Namespace, state_dir: Path) -> int:
     if args.max_connections < 1:
         raise InvalidInput("--max-connections must be at least 1")
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(message)s")
-    sandbox = sandbox_environment(args.world, seed=args.seed, faults=args.faults or None)
+    sandbox = sandbox_environment(args.world, seed=args.seed, faults=args.faults or None, web=args.web)
     example = example_pair(sandbox.web)
     # The page asks for name suggestions as soon as someone types: build the index meanwhile.
     threading.Thread(target=warm, args=(sandbox.web,), name="vd-names", daemon=True).start()
@@ -151,7 +151,10 @@ def main(args: argparse.Namespace, state_dir: Path) -> int:
 
     def ready(address: Address) -> None:
         print(f"Visual Degrees: open {address.http_url}  (WebSocket {address.ws_url})", flush=True)
-        world = f"{world_label(sandbox.web)}, {sandbox.web.world.size:,} people, seed {args.seed}"
+        world = (
+            f"{world_label(sandbox.web)}, {sandbox.web.world.size:,} people, seed {args.seed}, "
+            f"{sandbox.web.mode} web"
+        )
         tried = f"; try {example[0]} → {example[1]}" if example else ""
         print(f"Sandbox world: {world}{tried}", flush=True)
         if args.host not in ("127.0.0.1", "localhost", "::1") and not args.token:

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from visual_degrees.adapters.wall_clock import WallClock
 from visual_degrees.domain.errors import UnknownPerson
 from visual_degrees_tools.local.runner import RunEnvironment
+from visual_degrees_tools.sandbox_options import DEFAULT_WEB, web_name
 
 PAIR_FIELDS = ("personA", "personB", "via")  # the names a run may be asked for, in order
 
@@ -34,7 +35,9 @@ class SandboxEnvironment:
         self.seed = seed
         self.faults = faults
         self.planner_recall = planner_recall
-        self.label = world_label(web) + (f" seed {seed}" if seed else "")  # how `trace` names the world
+        # How `trace` names the world; the realistic web is the default, so the clean one says so.
+        clean = " clean" if web.mode == "clean" else ""
+        self.label = world_label(web) + (f" seed {seed}" if seed else "") + clean
 
     def __call__(self, run_id: str) -> RunEnvironment:
         from visual_degrees_tools.sandbox import LATENCIES, VirtualClock, build_sandbox
@@ -59,13 +62,17 @@ def sandbox_environment(
     seed: int = 0,
     faults: str | FaultConfig | None = None,
     planner_recall: float = 1.0,
+    web: str = DEFAULT_WEB,
 ) -> SandboxEnvironment:
-    """Load a world (the bundled synthetic one by default) and build its photo web."""
-    from visual_degrees_tools.sandbox import FaultConfig, PhotoWeb, default_world_path, load_world
+    """Load a world (the bundled synthetic one by default) and build its photo web: `realistic`
+    (results as real image search gives them) or `clean` (sandbox/webs.py)."""
+    from visual_degrees_tools.sandbox import FaultConfig, default_world_path, load_world, photo_web
 
     plan = FaultConfig.parse(faults) if isinstance(faults, str) else faults
     world = load_world(world_path or default_world_path())
-    return SandboxEnvironment(PhotoWeb(world, seed), seed=seed, faults=plan, planner_recall=planner_recall)
+    return SandboxEnvironment(
+        photo_web(world, seed, web_name(web)), seed=seed, faults=plan, planner_recall=planner_recall
+    )
 
 
 def require_known(environment: SandboxEnvironment, *names: str) -> None:

@@ -3,7 +3,7 @@
 Usage::
 
     world = load_world(default_world_path())           # or any world file
-    sandbox = build_sandbox(world, seed=0, faults=FaultConfig.parse("search_5xx=0.1"))
+    sandbox = build_sandbox(world, seed=0, faults=FaultConfig.parse("search_5xx=0.1"))  # web="clean"
     sandbox.search / .fetcher / .recognizer / .planner / .clock   # the ports
     ground_truth(sandbox.web).truth(url), ….provable_graph()     # ground truth, benchmarks only
 """
@@ -14,13 +14,16 @@ from visual_degrees_tools.sandbox.faults import FaultConfig, FaultInjector
 from visual_degrees_tools.sandbox.ground_truth import GroundTruth, ground_truth
 from visual_degrees_tools.sandbox.photoweb import PhotoWeb
 from visual_degrees_tools.sandbox.synthetic import EXAMPLE_PAIR, FAR_PAIR, default_world_path
+from visual_degrees_tools.sandbox.webs import DEFAULT_WEB, WEB_NAMES, WebName, photo_web, web_name
 from visual_degrees_tools.sandbox.world import PersonRecord, World, load_world
 
 __all__ = [
+    "DEFAULT_WEB",
     "EPOCH",
     "EXAMPLE_PAIR",
     "FAR_PAIR",
     "LATENCIES",
+    "WEB_NAMES",
     "FaultConfig",
     "FaultInjector",
     "GroundTruth",
@@ -29,9 +32,12 @@ __all__ = [
     "PhotoWeb",
     "Sandbox",
     "VirtualClock",
+    "WebName",
     "World",
     "build_sandbox",
     "default_world_path",
     "ground_truth",
     "load_world",
+    "photo_web",
+    "web_name",
 ]

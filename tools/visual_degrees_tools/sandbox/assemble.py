@@ -12,6 +12,7 @@ from visual_degrees_tools.sandbox.photoweb import PhotoWeb
 from visual_degrees_tools.sandbox.planner import SimulatedPlanner, with_recall
 from visual_degrees_tools.sandbox.recognizer import SandboxRecognizer
 from visual_degrees_tools.sandbox.search import SandboxImageSearch
+from visual_degrees_tools.sandbox.webs import DEFAULT_WEB, WebName, photo_web
 from visual_degrees_tools.sandbox.world import World
 
 
@@ -59,21 +60,23 @@ def build_sandbox(
     clock: VirtualClock | None = None,
     latencies: Latencies = LATENCIES,
     planner_recall: float = 1.0,
+    web: WebName = DEFAULT_WEB,
 ) -> Sandbox:
-    """Providers over `world`'s photo web for `seed`. Pass an already built PhotoWeb to share it
-    between runs (building one for movies.txt takes about a second); its own seed then fixes the
-    photos, and `seed` only the faults and the planner. `planner_recall` scales what the simulated
-    planner remembers (1.0 as documented in docs/sandbox.md; the benchmark also reports 0.3)."""
-    web = world if isinstance(world, PhotoWeb) else PhotoWeb(world, seed)
+    """Providers over `world`'s photo web for `seed`: the `web` named (realistic or clean). Pass an
+    already built PhotoWeb to share it between runs (building one for movies.txt takes seconds); its
+    own seed and kind then fix the photos, and `seed` only the faults and the planner.
+    `planner_recall` scales what the simulated planner remembers (1.0 as documented in
+    docs/sandbox.md; the benchmark also reports 0.3)."""
+    web_of = world if isinstance(world, PhotoWeb) else photo_web(world, seed, web)
     clock = clock or VirtualClock()
     injector = FaultInjector(faults or NO_FAULTS, seed)
     return Sandbox(
-        web=web,
-        search=SandboxImageSearch(web, clock=clock, faults=injector, latencies=latencies),
-        fetcher=SandboxImageFetcher(web, clock=clock, faults=injector, latencies=latencies),
-        recognizer=SandboxRecognizer(web, clock=clock, faults=injector, latencies=latencies),
+        web=web_of,
+        search=SandboxImageSearch(web_of, clock=clock, faults=injector, latencies=latencies),
+        fetcher=SandboxImageFetcher(web_of, clock=clock, faults=injector, latencies=latencies),
+        recognizer=SandboxRecognizer(web_of, clock=clock, faults=injector, latencies=latencies),
         planner=SimulatedPlanner(
-            web.world,
+            web_of.world,
             seed=seed,
             clock=clock,
             faults=injector,

@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from enum import IntEnum
 
+from visual_degrees_tools.sandbox.hashing import uniform
+
 KEYWORDS: tuple[str, ...] = ("premiere", "red carpet", "cast", "event", "with", "together")
 _BIT = {word: 1 << i for i, word in enumerate(KEYWORDS)}
 MAX_NAMED = 3
@@ -126,3 +128,14 @@ def caption_keywords(kind: Kind, named: int, event: EventKind, context: int) -> 
         if named == 2 and context % 2 == 1:
             bits |= _BIT["with"]
     return bits
+
+
+# What a realistic agency caption calls a person: "Actor X", "director Y". The world knows nobody's
+# job (nor gender: "actor" for everyone who acts), so a role is a stable draw per person: words
+# around a name, not a fact about them.
+_ROLES = (("actor", 0.80), ("director", 0.90), ("producer", 0.95), ("writer", 1.0))
+
+
+def role_of(raw: str) -> str:
+    u = uniform("role", raw)
+    return next(role for role, cut in _ROLES if u < cut)

@@ -10,6 +10,7 @@ from visual_degrees.domain.queries import DISCOVERY_TEMPLATES
 from visual_degrees_tools.sandbox.bulk import collector_paused
 from visual_degrees_tools.sandbox.captions import MAX_NAMED
 from visual_degrees_tools.sandbox.graph import Graph
+from visual_degrees_tools.sandbox.pages import page_names
 from visual_degrees_tools.sandbox.photoweb import DEFAULT_PAGE, PhotoWeb, derived
 from visual_degrees_tools.sandbox.ranking import ranker_for
 
@@ -27,27 +28,30 @@ class GroundTruth:
         self._findable: dict[int, bytearray] = {}
 
     def truth(self, image_url: str) -> frozenset[str]:
-        """Celebrity ids of everyone truly in the photo at `image_url`."""
+        """Celebrity ids of everyone truly in the photo at `image_url` (any page's copy of it)."""
         photo = self.web.photo_from_url(image_url)
         return frozenset(self.web.world.celebrity_id(p) for p in self.web.people_in(photo))
 
     def findable(self, page: int = DEFAULT_PAGE) -> bytearray:
         """1 for every photo some discovery query returns within its first `page` results: a photo
-        of a name with at most `page` photos, or one ranked that high for one of its names."""
+        on one of at most `page` pages naming a name, or on one ranked that high for one of its names
+        (a clean web has one page per photo)."""
         mask = self._findable.get(page)
         if mask is None:
-            mask = bytearray(self.web.photo_count)
-            world, named_in = self.web.world, self.web.named_in
+            web = self.web
+            mask = bytearray(web.photo_count)
+            world, photo_of = web.world, web.page_photo
             for people in world.by_key.values():
-                photos = [photo for person in people for photo in named_in[person]]
-                if len(photos) <= page:
-                    for photo in photos:
-                        mask[photo] = 1
-                    continue
-                name = world.name(people[0])
-                for template in DISCOVERY_TEMPLATES:
-                    for photo in self._ranker.rank(template.format(a=name), page):
-                        mask[photo] = 1
+                pages = [found for person in people for found in web.pages_naming(person)]
+                if len(pages) > page:
+                    name = world.name(people[0])
+                    pages = [
+                        found
+                        for template in DISCOVERY_TEMPLATES
+                        for found in self._ranker.rank(template.format(a=name), page)
+                    ]
+                for found in pages:
+                    mask[photo_of(found)] = 1
             self._findable[page] = mask
         return mask
 
@@ -68,24 +72,35 @@ class GroundTruth:
         return graph
 
     def _build_provable(self, threshold: float, searchable: bool, page: int) -> Graph:
-        adjacency: list[set[int]] = [set() for _ in range(self.web.world.size)]
-        start = self.web.photo_start
-        reachable = self.findable(page) if searchable else bytearray(b"\x01") * self.web.photo_count
-        for photo in range(self.web.photo_count):
+        web = self.web
+        adjacency: list[set[int]] = [set() for _ in range(web.world.size)]
+        start = web.photo_start
+        reachable = self.findable(page) if searchable else bytearray(b"\x01") * web.photo_count
+        for photo in range(web.photo_count):
             if start[photo + 1] - start[photo] < 2:
                 continue
             seen = [
-                (s.person, s.position < MAX_NAMED)
-                for s in self.web.sightings(photo)
-                if s.shown_as == s.person and s.confidence >= threshold
+                s.person for s in web.sightings(photo) if s.shown_as == s.person and s.confidence >= threshold
             ]
             found = reachable[photo]
-            for i, (a, a_named) in enumerate(seen):
-                for b, b_named in seen[i + 1 :]:
-                    if found or (a_named and b_named):
+            named = None if found else self._named_together(photo)
+            for i, a in enumerate(seen):
+                for b in seen[i + 1 :]:
+                    if found or any(a in names and b in names for names in named or ()):
                         adjacency[a].add(b)
                         adjacency[b].add(a)
         return Graph(adjacency)
+
+    def _named_together(self, photo: int) -> list[frozenset[int]]:
+        """Who each page of `photo` names (its people named on one page can find it with a pair
+        query): a clean web's caption names its first three people."""
+        web = self.web
+        table = web.pages
+        if table is None:
+            return [frozenset(web.people_in(photo)[:MAX_NAMED])]
+        people = set(web.people_in(photo))
+        pages = (photo, *range(table.copy_start[photo], table.copy_start[photo + 1]))
+        return [frozenset(people.intersection(page_names(web, page))) for page in pages]
 
     def distance(self, a: str, b: str, *, threshold: float = 80.0, limit: int | None = None) -> int | None:
         """Shortest provable chain between two people (names or celebrity ids), or None.

@@ -6,6 +6,10 @@ Derived deterministically from a world and a seed (docs/sandbox.md gives every f
 - everyone else is photographed in a small group with one lead, or in an occasional crowd shot;
 - captions name at most three people, the most famous first; the rest go unnamed.
 
+That is the clean web. A realistic web (pages.py) draws more solo portraits, writes agency captions
+that name some of the people or none, and republishes photos on other pages (news, people's pages,
+galleries) under other titles: there a page, not a photo, is what search finds and a URL names.
+
 How the photos are drawn is photos.py; the ground truth (who is truly in a photo, what could be
 proven: ground_truth.py) is for benchmarks and tests, never for steps: steps see only what the
 ports return.
@@ -13,6 +17,7 @@ ports return.
 
 from __future__ import annotations
 
+from array import array
 from bisect import bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -33,6 +38,13 @@ from visual_degrees_tools.sandbox.captions import (
 )
 from visual_degrees_tools.sandbox.hashing import combine, stable_hash
 from visual_degrees_tools.sandbox.noise import DEFAULT_NOISE, NoiseModel, Outcome
+from visual_degrees_tools.sandbox.pages import (
+    PageParameters,
+    PageTable,
+    agency_caption,
+    generate_pages,
+    page_title,
+)
 from visual_degrees_tools.sandbox.photos import DEFAULT_PHOTOS, PhotoParameters, generate_photos
 from visual_degrees_tools.sandbox.world import PersonRecord, World
 
@@ -76,12 +88,15 @@ class PhotoWeb:
         *,
         photos: PhotoParameters = DEFAULT_PHOTOS,
         noise: NoiseModel = DEFAULT_NOISE,
+        pages: PageParameters | None = None,
     ) -> None:
         self.world = world
         self.seed = seed
         self.params = photos
         self.noise = noise
-        self._base = stable_hash("photo-web", seed)
+        self.page_model = pages  # None: the clean web, one page per photo titled by its caption
+        self.pages: PageTable | None = None
+        self.base_hash = stable_hash("photo-web", seed)
         self._id_key = stable_hash("photo-id", seed) & _ID_MASK
         self.event_kinds = bytes(event_kind(t) for t in world.titles)
         self._titles: list[str | None] = [None] * len(world.titles)
@@ -92,21 +107,37 @@ class PhotoWeb:
     def identity(self) -> str:
         """Which photo web this is: evidence and provider answers from one web are never used in
         another (another world, seed or photo model has other photos behind the same URLs)."""
-        return "sandbox-" + format(
-            stable_hash("web", self.world.fingerprint, self.seed, repr(self.params), repr(self.noise)), "016x"
-        )
+        parts: tuple[object, ...] = (self.world.fingerprint, self.seed, repr(self.params), repr(self.noise))
+        if self.page_model is not None:
+            parts += (repr(self.page_model),)
+        return "sandbox-" + format(stable_hash("web", *parts), "016x")
+
+    @property
+    def mode(self) -> str:
+        """ "clean" (every photo on one page, captioned by who is in it) or "realistic" (pages.py)."""
+        return "clean" if self.page_model is None else "realistic"
 
     # ---- generation ------------------------------------------------------------------------------
 
     def _build(self) -> None:
-        table = generate_photos(self.world, self._base, self.event_kinds, self.params)
+        table = generate_photos(self.world, self.base_hash, self.event_kinds, self.params)
         self.photo_kind = table.kind
         self.photo_context = table.context
         self.photo_keywords = table.keywords
         self.photo_start = table.start
         self.photo_people = table.people
         self.event_start = table.event_start
-        self.named_in = table.named_in
+        self._named_photos = table.named_in
+        if self.page_model is not None:
+            self.pages = generate_pages(self, self.page_model)
+
+    @cached_property
+    def named_in(self) -> list[list[int]]:
+        """Per person: the photos some page names them on (a search for them can return these)."""
+        if self.pages is None:
+            return self._named_photos
+        photo_of = self.pages.photo
+        return [sorted({photo_of[page] for page in pages}) for pages in self.pages.named_in]
 
     def event_of(self, photo: int) -> int:
         return bisect_right(self.event_start, photo) - 1
@@ -124,32 +155,59 @@ class PhotoWeb:
         return format(((photo * _ID_ODD) & _ID_MASK) ^ self._id_key, "010x")
 
     def photo_index(self, photo_id: str) -> int | None:
-        """The photo an id names, or None if no photo of this web has it."""
-        if len(photo_id) != 10:
+        """The photo an id names (the photo a page of that id shows), or None if there is none."""
+        page = self.page_index(photo_id)
+        return page if page is None or self.pages is None else self.pages.photo[page]
+
+    def page_index(self, page_id: str) -> int | None:
+        """The page an id names, or None. A photo's own page has the photo's id (in a clean web,
+        the only page); its copies on other pages have ids of their own."""
+        if len(page_id) != 10:
             return None
         try:
-            number = int(photo_id, 16)
+            number = int(page_id, 16)
         except ValueError:
             return None
-        photo = ((number ^ self._id_key) * _ID_ODD_INVERSE) & _ID_MASK
-        if photo >= self.photo_count or self.photo_id(photo) != photo_id.lower():
+        page = ((number ^ self._id_key) * _ID_ODD_INVERSE) & _ID_MASK
+        if page >= self.page_count or self.photo_id(page) != page_id.lower():
             return None
-        return photo
+        return page
 
-    def image_url(self, photo: int) -> str:
-        return f"{_IMAGE_PREFIX}{self.photo_id(photo)}.svg"
+    # ---- pages: what search finds (a clean web has one page per photo, numbered as the photo) -----
 
-    def page_url(self, photo: int) -> str:
-        return f"{_IMAGE_PREFIX}{self.photo_id(photo)}"
+    @property
+    def page_count(self) -> int:
+        return self.photo_count if self.pages is None else self.pages.count
 
-    def photo_from_url(self, url: str) -> int:
-        """The photo at a sandbox image URL; ProviderError (as a 404 would be) for anything else."""
+    def page_photo(self, page: int) -> int:
+        return page if self.pages is None else self.pages.photo[page]
+
+    def page_title(self, page: int) -> str:
+        """The page's title, which a search result shows: a clean web's photo caption."""
+        return self.caption(page) if self.pages is None else page_title(self, page)
+
+    def pages_naming(self, person: int) -> list[int] | array[int]:
+        """The pages whose text names `person`: what a search for their name can find."""
+        return self._named_photos[person] if self.pages is None else self.pages.named_in[person]
+
+    def image_url(self, page: int) -> str:
+        return f"{_IMAGE_PREFIX}{self.photo_id(page)}.svg"
+
+    def page_url(self, page: int) -> str:
+        return f"{_IMAGE_PREFIX}{self.photo_id(page)}"
+
+    def page_from_url(self, url: str) -> int:
+        """The page of a sandbox image URL; ProviderError (as a 404 would be) for anything else."""
         if not isinstance(url, str) or not url.startswith(_IMAGE_PREFIX) or not url.endswith(".svg"):
             raise ProviderError(f"not a sandbox image URL: {str(url)[:120]!r}")
-        photo = self.photo_index(url[len(_IMAGE_PREFIX) : -len(".svg")])
-        if photo is None:
+        page = self.page_index(url[len(_IMAGE_PREFIX) : -len(".svg")])
+        if page is None:
             raise ProviderError(f"no such image (HTTP 404): {url[:120]!r}")
-        return photo
+        return page
+
+    def photo_from_url(self, url: str) -> int:
+        """The photo at a sandbox image URL (every copy of a photo is the same image)."""
+        return self.page_photo(self.page_from_url(url))
 
     def title(self, event: int) -> str:
         cached = self._titles[event]
@@ -158,6 +216,9 @@ class PhotoWeb:
         return cached
 
     def caption(self, photo: int) -> str:
+        """The photo's caption as its agency wrote it (the title of its own page)."""
+        if self.pages is not None:
+            return agency_caption(self, photo)
         people = self.people_in(photo)
         n_named = min(MAX_NAMED, len(people))
         event = self.event_of(photo)
@@ -178,7 +239,7 @@ class PhotoWeb:
             event=self.event_of(photo),
             kind=Kind(self.photo_kind[photo]),
             people=people,
-            named=min(MAX_NAMED, len(people)),
+            named=min(MAX_NAMED, len(people)) if self.pages is None else len(self.pages.agency_named[photo]),
             caption=self.caption(photo),
             image_url=self.image_url(photo),
             page_url=self.page_url(photo),
@@ -193,7 +254,7 @@ class PhotoWeb:
         """What the noise model makes of each true face in `photo` (missed faces left out)."""
         people = self.people_in(photo)
         kind = Kind(self.photo_kind[photo])
-        base = combine(self._base ^ 0x5EED, photo)
+        base = combine(self.base_hash ^ 0x5EED, photo)
         found: list[Sighting] = []
         for position, person in enumerate(people):
             outcome, confidence, u = self.noise.judge(combine(base, person), kind, self.world.fame[person])
@@ -247,13 +308,16 @@ class PhotoWeb:
         kinds = [0, 0, 0]
         for kind in self.photo_kind:
             kinds[kind] += 1
-        return {
+        stats = {
             "photos": self.photo_count,
             "portraits": kinds[Kind.PORTRAIT],
             "groups": kinds[Kind.GROUP],
             "crowds": kinds[Kind.CROWD],
             "faces": len(self.photo_people),
         }
+        if self.pages is not None:
+            stats["pages"] = self.pages.count
+        return stats
 
 
 _DERIVED: WeakKeyDictionary[PhotoWeb, dict[object, object]] = WeakKeyDictionary()

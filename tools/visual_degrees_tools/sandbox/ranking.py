@@ -127,27 +127,41 @@ class Ranker:
                     masks[photo] = masks.get(photo, 0) | flag
 
         words = query_words(query[:MAX_QUERY_LENGTH])
-        wanted = keyword_bits({w for w in words if w in KEYWORDS})
-        if "red carpet" in " ".join(words):
-            wanted |= keyword_bits({"red carpet"})
+        wanted = query_keywords(words)
         prior = _kind_prior(len(keys), wanted)
-        seed = stable_hash("search", web.seed, " ".join(words)) & _MASK
+        seed = query_seed(web.seed, words)
         kinds, keywords, start, people = web.photo_kind, web.photo_keywords, web.photo_start, web.photo_people
         popularity = self._popularity
         scored = []
         for photo, mask in masks.items():
-            # Fibonacci hashing of (photo ^ seed): its top 24 bits are a well-spread jitter.
-            jitter = ((((photo ^ seed) * _GOLDEN) & _MASK) >> 40) * _JITTER_SCALE
             score = (
                 100.0 * mask.bit_count()
                 + 10.0 * (keywords[photo] & wanted).bit_count()
                 + prior[kinds[photo]]
                 + popularity[people[start[photo]]]
-                + jitter
+                + jitter(photo, seed)
             )
             scored.append((score, -photo))
         best = heapq.nlargest(count, scored)
         return [-negated for _, negated in best]
+
+
+def query_keywords(words: list[str]) -> int:
+    """The caption keywords a query asks for ("premiere", "red carpet", "cast", …), as bits."""
+    wanted = keyword_bits({w for w in words if w in KEYWORDS})
+    if "red carpet" in " ".join(words):
+        wanted |= keyword_bits({"red carpet"})
+    return wanted
+
+
+def query_seed(web_seed: int, words: list[str]) -> int:
+    """The seed of a query's jitter: the same words on the same web rank the same way."""
+    return stable_hash("search", web_seed, " ".join(words)) & _MASK
+
+
+def jitter(item: int, seed: int) -> float:
+    """0-6 for one result of one query: Fibonacci hashing of (item ^ seed), its top 24 bits."""
+    return ((((item ^ seed) * _GOLDEN) & _MASK) >> 40) * _JITTER_SCALE
 
 
 def _kind_prior(names: int, wanted: int) -> tuple[float, float, float]:
@@ -162,5 +176,10 @@ def _kind_prior(names: int, wanted: int) -> tuple[float, float, float]:
 
 
 def ranker_for(web: PhotoWeb) -> Ranker:
-    """The ranker of `web`, built once and shared by every run's search over it."""
-    return derived(web, Ranker)
+    """The ranker of `web`, built once and shared by every run's search over it: captions for a
+    clean web, pages (page_ranking.py) for a realistic one."""
+    if web.pages is None:
+        return derived(web, Ranker)
+    from visual_degrees_tools.sandbox.page_ranking import PageRanker
+
+    return derived(web, PageRanker)

@@ -1,4 +1,5 @@
-"""ImageSearch over the photo web's captions (ranking.py ranks), with latency and faults."""
+"""ImageSearch over the photo web's pages (ranking.py ranks a clean web's captions, page_ranking.py a
+realistic web's pages), with latency and faults."""
 
 from __future__ import annotations
 
@@ -37,12 +38,12 @@ class SandboxImageSearch(WebProvider):
         self.clock.advance(self.latencies.search)
         if self.faults.strikes("search_5xx", identity):
             raise TransientProviderError("image search failed (HTTP 503)")
-        return [self._hit(photo) for photo in self.ranker.rank(query, count)]
+        return [self._hit(page) for page in self.ranker.rank(query, count)]
 
-    def _hit(self, photo: int) -> ImageHit:
+    def _hit(self, page: int) -> ImageHit:
         web = self.web
         return ImageHit(
-            image_url=web.image_url(photo), page_url=web.page_url(photo), title=web.caption(photo)
+            image_url=web.image_url(page), page_url=web.page_url(page), title=web.page_title(page)
         )
 
     def names_in(self, query: str) -> list[str]:
