@@ -23,7 +23,8 @@ pytestmark = pytest.mark.cdk
 
 VARIANT = {
     "removalPolicy": "retain",
-    "reservedConcurrency": False,
+    "reservedConcurrency": "true",
+    "accountConcurrencyQuota": "1000",
     "alarmEmail": "ops@example.com",
     "planner": "bedrock",
     "bundleLayer": False,
@@ -43,9 +44,10 @@ def test_retain_keeps_the_table_secrets_and_logs(variant: Synthesis) -> None:
             assert resource["DeletionPolicy"] == "Retain", lid
 
 
-def test_without_reserved_concurrency_no_function_reserves_any(variant: Synthesis) -> None:
-    functions = resources(variant.template, "AWS::Lambda::Function").values()
-    assert not [f for f in functions if "ReservedConcurrentExecutions" in f["Properties"]]
+def test_reservations_on_give_each_function_its_profiles_share(variant: Synthesis) -> None:
+    for spec in handler_table():
+        _, function = function_for(variant.template, spec.module)
+        assert function["ReservedConcurrentExecutions"] == spec.sizing.reserved_concurrency, spec.module
 
 
 def test_an_alarm_email_subscribes_to_the_alarm_topic(variant: Synthesis) -> None:
