@@ -64,6 +64,7 @@ class VisualDegreesStack(Stack):
             "ExecutionEndings",
             state_machine=self.workflow.state_machine,
             function=self.functions.execution_ended,
+            removal=settings.removal,
         )
         self.gateway = WebSocketGateway(
             self,
@@ -103,6 +104,7 @@ class VisualDegreesStack(Stack):
             },
             api=self.gateway.api,
             stage=self.gateway.stage,
+            dead_letter_queues={"Execution endings": self.endings.dead_letters},
             settings=settings,
         )
         self._outputs()
@@ -199,5 +201,12 @@ class VisualDegreesStack(Stack):
             value=self.secrets.client_tokens.secret_arn,
             description="client tokens (JSON {clientId: token}); clients pass one as ?token=",
         )
+        CfnOutput(
+            self,
+            "ExecutionEndingsDeadLetterQueueUrl",
+            value=self.endings.dead_letters.queue_url,
+            description="execution endings EventBridge could not deliver (docs/operators.md)",
+        )
+        CfnOutput(self, "ExecutionEndedFunctionName", value=self.functions.execution_ended.function_name)
         CfnOutput(self, "DashboardName", value=self.observability.dashboard.dashboard_name)
         CfnOutput(self, "AlarmTopicArn", value=self.observability.topic.topic_arn)
