@@ -15,6 +15,7 @@ from aws_cdk.aws_logs import RetentionDays
 from constructs import Node
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from infra.bedrock_access import BedrockModel
 from visual_degrees.domain.ceilings import RunCeilings
 from visual_degrees.domain.errors import ConfigurationError
 from visual_degrees.domain.models import RunOptions
@@ -129,6 +130,12 @@ class DeploymentSettings(BaseModel):
                 "`aws lambda get-account-settings`: AccountLimit.ConcurrentExecutions)"
             )
         return self
+
+    @field_validator("bedrock_model_id")
+    @classmethod
+    def _model_id_has_a_known_shape(cls, value: str) -> str:
+        BedrockModel.parse(value)
+        return value
 
     @field_validator("log_retention_days")
     @classmethod
