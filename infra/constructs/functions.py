@@ -13,7 +13,7 @@ gives both).
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -75,6 +75,9 @@ class Sizing:
     timeout_seconds: int
     reserved_concurrency: int
 
+
+# Lambda keeps this much of an account's concurrency quota unreserved: reservations must leave it.
+LAMBDA_UNRESERVED_MINIMUM = 100
 
 # Task states allow 90 s (TimeoutSeconds in the ASL); a function must time out first, or Step Functions
 # would retry a step whose first attempt is still running. Routes stay under API Gateway's 29 s.
@@ -164,6 +167,23 @@ def handler_table() -> tuple[HandlerSpec, ...]:
     return tuple(rows)
 
 
+def check_reservations(specs: Sequence[HandlerSpec], settings: DeploymentSettings) -> None:
+    """With reservedConcurrency on, the reservations of every function plus the 100 Lambda keeps
+    unreserved must fit the quota the operator stated; otherwise the first function fails to create."""
+    if not settings.reserved_concurrency:
+        return
+    total = sum(spec.sizing.reserved_concurrency for spec in specs)
+    needed = total + LAMBDA_UNRESERVED_MINIMUM
+    if settings.account_concurrency_quota < needed:
+        raise ConfigurationError(
+            f"invalid CDK context: reservedConcurrency reserves {total:,} concurrent executions across "
+            f"{len(specs)} functions and Lambda keeps {LAMBDA_UNRESERVED_MINIMUM} of the account's quota "
+            f"unreserved, so the quota must be at least {needed:,}; accountConcurrencyQuota is "
+            f"{settings.account_concurrency_quota:,}. Ask for a higher quota (Service Quotas: AWS Lambda, "
+            "Concurrent executions) and state it, or deploy with -c reservedConcurrency=false"
+        )
+
+
 def powertools_environment(settings: DeploymentSettings) -> dict[str, str]:
     return {
         "POWERTOOLS_SERVICE_NAME": SERVICE_NAME,
@@ -182,6 +202,7 @@ class RuntimeFunctions(Construct):
     def __init__(self, scope: Construct, construct_id: str, *, settings: DeploymentSettings) -> None:
         super().__init__(scope, construct_id)
         self.specs = handler_table()
+        check_reservations(self.specs, settings)
         code = lambda_.Code.from_asset(str(CODE_ROOT), exclude=list(CODE_EXCLUDES))
         layer = dependency_layer(
             self, "DependencyLayer", removal=settings.removal, bundle=settings.bundle_layer
