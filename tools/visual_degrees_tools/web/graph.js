@@ -17,7 +17,7 @@ const RANK = { endpoint: 0, path: 1, frontier: 2, other: 3 };
 
 export const graphView = {
   W: 800, H: 460, k: 1, tx: 0, ty: 0, // screen = layout × k + t
-  nodes: [], edges: [], byId: new Map(), nameAll: false, selected: null,
+  nodes: [], edges: [], byId: new Map(), nameAll: false, showAll: false, selected: null,
   pointers: new Map(), moved: 0, pinch: null, pressed: null,
 };
 
@@ -45,12 +45,15 @@ export function drawGraph() {
   graphView.byId = new Map();
   if (!view || view.nodes.size === 0) {
     $("graph-count").textContent = "";
+    showOffRoute(0);
     return;
   }
   const chains = view.highlighted();
   const a = view.keyOf(view.personA);
   const b = view.keyOf(view.personB);
-  const drawn = layout(W, H, { a, b, nodes: view.nodes, edges: view.edges, chains, final: view.final });
+  const drawn = layout(W, H, {
+    a, b, nodes: view.nodes, edges: view.edges, chains, final: view.final, showAll: graphView.showAll,
+  });
   const chainPairs = new Set();
   for (const keys of chains) for (let i = 1; i < keys.length; i += 1) chainPairs.add(pairOf(keys[i - 1], keys[i]));
   const pathClass = view.final ? "on-path" : "partial-path";
@@ -81,6 +84,7 @@ export function drawGraph() {
     if (n.role === "endpoint" && chains.some((keys) => keys.length > 1 && keys.includes(n.id))) group.classList.add(pathClass);
     if (n.nearA) group.classList.add("near-a");
     if (n.nearB) group.classList.add("near-b");
+    if (n.offRoute) group.classList.add("off-route");
     const r = RADIUS[n.role];
     group.append(svg("circle", { r }));
     const title = svg("title");
@@ -109,6 +113,7 @@ export function drawGraph() {
     (p.role === "path" ? p.x - q.x : 0) || q.degree - p.degree || p.name.localeCompare(q.name));
   $("graph-count").textContent =
     `(${drawn.nodes.length} ${drawn.nodes.length === 1 ? "person" : "people"}, ${drawn.edges.length} ${drawn.edges.length === 1 ? "link" : "links"})`;
+  showOffRoute(drawn.offRoute);
   const nearA = $("legend-near-a");
   const nearB = $("legend-near-b");
   const chainKey = $("legend-path");
@@ -117,6 +122,19 @@ export function drawGraph() {
   nearA.textContent = view.personA ? `seen with ${view.personA}` : "seen with A";
   nearB.textContent = view.personB ? `seen with ${view.personB}` : "seen with B";
   applyView();
+}
+
+// How many people were seen on no route between the sides, and the control that draws them too.
+function showOffRoute(count) {
+  const line = $("graph-off-route");
+  line.hidden = count === 0;
+  const people = count === 1 ? "person" : "people";
+  $("graph-off-route-text").textContent = graphView.showAll
+    ? `Everyone seen is drawn; ${count} ${people} of them on no route between the sides — `
+    : `+${count} ${people} seen, not on any route between the sides — `;
+  const button = $("show-all");
+  button.textContent = graphView.showAll ? "show only the routes" : "show all";
+  button.setAttribute("aria-pressed", String(graphView.showAll));
 }
 
 // Width and height of a line of text as a label of this role shows it, measured once.
@@ -397,6 +415,10 @@ export function installGraphControls() {
     graphView.tx = 0;
     graphView.ty = 0;
     scheduleView();
+  });
+  $("show-all").addEventListener("click", () => {
+    graphView.showAll = !graphView.showAll;
+    markDirty(true, false);
   });
   $("name-all").addEventListener("change", (event) => {
     graphView.nameAll = event.target.checked;

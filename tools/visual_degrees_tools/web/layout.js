@@ -1,7 +1,8 @@
-// Where everyone goes in the drawing, in the panel's own pixels: A on the left, B on the right, the
-// chain on the middle line (kept clear of everyone else), and everyone else in bands by distance from
-// A and from B (two links from A and three from B: 2/5 of the way across), each band a grid over the
-// whole height, so nothing piles up. Pure: the drawing is graph.js's.
+// Who is drawn, and where, in the panel's own pixels: A on the left, B on the right, the chain on the
+// middle line (kept clear of everyone else), and everyone else in bands by distance from A and from B
+// (two links from A and three from B: 2/5 of the way across), each band a grid over the whole height,
+// so nothing piles up. By default only the people on some route between the two sides are drawn
+// (`onRoutes`); the others are counted. Pure: the drawing is graph.js's.
 
 const SVG_MARGIN = 20;
 
@@ -19,10 +20,82 @@ function distances(start, neighbours) {
   return dist;
 }
 
+// The people on some route between the two sides: on a path from A to B in the verified graph that
+// visits nobody twice, or on the chain. A run that has not joined its sides yet may cross the gap
+// between the ends of its two chains so far (the link it is looking for). Someone seen only in photos
+// with one person of a side (and whoever was seen only with them) is on no route: drawn beside the
+// others, they would suggest a closeness that is not there.
+export function onRoutes(ids, edges, a, b, chains, final) {
+  const neighbours = new Map(ids.map((id) => [id, new Set()]));
+  const link = (p, q) => {
+    if (p === q || !neighbours.has(p) || !neighbours.has(q)) return;
+    neighbours.get(p).add(q);
+    neighbours.get(q).add(p);
+  };
+  for (const e of edges) link(e.source, e.target);
+  const on = new Set(chains.flat().filter((id) => neighbours.has(id)));
+  if (!neighbours.has(a) || !neighbours.has(b)) return on;
+  if (!final) {
+    const end = (side) => chains.find((keys) => keys[0] === side)?.at(-1) ?? side;
+    link(end(a), end(b));
+  }
+  // A simple path from A to B closes a cycle with a link A–B: everyone on one shares a block with it.
+  link(a, b);
+  for (const id of blockWith(neighbours, a, b)) on.add(id);
+  return on;
+}
+
+// The biconnected block holding both `a` and `b` (neighbours must link them), by Tarjan's algorithm
+// without recursion: links are stacked as the depth-first search walks them, and a block is popped
+// when a person's subtree cannot reach above its parent.
+function blockWith(neighbours, a, b) {
+  const order = new Map([[a, 0]]);
+  const low = new Map([[a, 0]]);
+  const walked = []; // links [from, to] not yet assigned to a block
+  const stack = [{ v: a, parent: null, next: [...neighbours.get(a)] }];
+  while (stack.length) {
+    const top = stack[stack.length - 1];
+    if (top.next.length) {
+      const w = top.next.pop();
+      if (!order.has(w)) {
+        order.set(w, order.size);
+        low.set(w, order.get(w));
+        walked.push([top.v, w]);
+        stack.push({ v: w, parent: top.v, next: [...neighbours.get(w)] });
+      } else if (w !== top.parent && order.get(w) < order.get(top.v)) {
+        walked.push([top.v, w]);
+        low.set(top.v, Math.min(low.get(top.v), order.get(w)));
+      }
+      continue;
+    }
+    stack.pop();
+    if (!stack.length) break;
+    const u = stack[stack.length - 1].v;
+    low.set(u, Math.min(low.get(u), low.get(top.v)));
+    if (low.get(top.v) >= order.get(u)) {
+      const block = new Set();
+      let e;
+      do {
+        e = walked.pop();
+        block.add(e[0]);
+        block.add(e[1]);
+      } while (e[0] !== u || e[1] !== top.v);
+      if (block.has(a) && block.has(b)) return block;
+    }
+  }
+  return new Set([a, b]);
+}
+
+// `drawing`: { a, b, nodes, edges, chains, final, showAll }; everyone when showAll, else those on a route.
 export function layout(W, H, drawing) {
   const { a, b, chains, final } = drawing;
-  const nodes = [...drawing.nodes.values()];
-  const edges = [...drawing.edges.values()].filter((e) => drawing.nodes.has(e.source) && drawing.nodes.has(e.target));
+  const everyone = [...drawing.nodes.values()];
+  const links = [...drawing.edges.values()].filter((e) => drawing.nodes.has(e.source) && drawing.nodes.has(e.target));
+  const routes = onRoutes(everyone.map((n) => n.id), links, a, b, chains, final);
+  const shown = (id) => drawing.showAll || routes.has(id);
+  const nodes = everyone.filter((n) => shown(n.id));
+  const edges = links.filter((e) => shown(e.source) && shown(e.target));
+  const off = everyone.filter((n) => !routes.has(n.id)).length;
   const neighbours = new Map(nodes.map((n) => [n.id, []]));
   for (const e of edges) {
     neighbours.get(e.source).push(e.target);
@@ -167,9 +240,10 @@ export function layout(W, H, drawing) {
   return {
     nodes: nodes.map((n) => ({
       id: n.id, name: n.name, role: role(n.id), x: pos.get(n.id).x, y: pos.get(n.id).y, degree: degree(n.id),
-      nearA: dA.get(n.id) === 1, nearB: dB.get(n.id) === 1,
+      nearA: dA.get(n.id) === 1, nearB: dB.get(n.id) === 1, offRoute: !routes.has(n.id),
     })),
     edges,
     a, b,
+    offRoute: off, // people seen on no route between the sides (drawn only when showAll)
   };
 }
