@@ -239,8 +239,26 @@ def test_people_on_no_route_are_counted_and_drawn_on_request_everyone_by_distanc
 ) -> None:
     run = scale_run(outcome=outcome)
     with replaying(run.events, _photo_names(run)) as srv, open_page(tmp_path / "p") as page:
-        # Given a full budget's run, to its end (a chain, or a chain from each side)
-        _run_to_the_end(page, srv, run)
+        # Given a full budget's run, while only A's side has a chain so far
+        _start(page, srv, run)
+        first = srv.seq_of(lambda e: e["type"] == "path_update")
+        srv.release(first)
+        wait_for_seq(page, first)
+        head = name_key(srv.events[first - 1]["data"]["path"][-1])
+        page.wait_for_function(
+            "key => document.querySelector(`#graph .node.partial-path[data-key='${key}']`)", arg=head
+        )
+        early = page.evaluate(MEASURE)
+        # Then everyone drawn but B sits on A's half of the drawing: nobody known only on A's side is
+        # drawn near B
+        middle = early["box"]["x"] + early["box"]["w"] / 2
+        b = name_key(run.person_b)
+        assert len(early["nodes"]) >= 3  # A, B, and the first of the chain
+        assert all(n["x"] < middle for n in early["nodes"] if n["key"] != b), early["nodes"]
+
+        # When the run goes to its end (a chain, or a chain from each side)
+        srv.release_all()
+        wait_for_seq(page, len(srv.events))
         chains = _chains(run, srv.events[-1]["data"])
         routes = _on_routes(run, chains)
         off = set(run.names) - routes
@@ -400,6 +418,12 @@ def test_find_a_chain_waits_for_the_run_but_not_for_a_lost_connection(tmp_path: 
 
 def _run_to_the_end(page: Any, srv: ReplayServer, run: ScaleRun) -> None:
     """Start the run with the budget it spends (so "the searches budget ran out" adds up), replay it all."""
+    _start(page, srv, run)
+    srv.release_all()
+    wait_for_seq(page, len(srv.events))
+
+
+def _start(page: Any, srv: ReplayServer, run: ScaleRun) -> None:
     spent = srv.events[-1]["data"]["usage"]
     page.goto(srv.http_url)
     page.wait_for_function("() => window.visualDegrees.connected")
@@ -410,8 +434,6 @@ def _run_to_the_end(page: Any, srv: ReplayServer, run: ScaleRun) -> None:
     page.fill("#opt-recognitions", str(max(spent["recognitions"], BUDGET["recognitions"])))
     page.click("#start")
     page.wait_for_function("() => window.visualDegrees.run !== null")
-    srv.release_all()
-    wait_for_seq(page, len(srv.events))
 
 
 def _chains(run: ScaleRun, ending: dict[str, Any]) -> list[list[str]]:

@@ -4,6 +4,8 @@
 // so nothing piles up. By default only the people on some route between the two sides are drawn
 // (`onRoutes`); the others are counted. Pure: the drawing is graph.js's.
 
+import { clamp } from "./format.js";
+
 const SVG_MARGIN = 20;
 
 function distances(start, neighbours) {
@@ -184,6 +186,17 @@ export function layout(W, H, drawing) {
       band.x0 = warp(band.x0);
       band.x1 = warp(band.x1);
     }
+  }
+  // A band takes the width its people need and no more, as near its own place between A and B as its
+  // share of the width allows: with few people drawn, one link from A is not halfway to B.
+  const cell = W < 640 ? 30 : 40; // the grid's spacing, a column's room for its labels twice that
+  const rowsFit = Math.max(1, Math.floor((bottom - top - 2 * corridor) / cell));
+  for (const band of ordered) {
+    const want = Math.ceil(band.nodes.length / rowsFit) * cell * 2;
+    if (want >= band.x1 - band.x0) continue;
+    const x0 = clamp((band.chainX ?? left + band.f * (right - left)) - want / 2, band.x0, band.x1 - want);
+    band.x0 = x0;
+    band.x1 = x0 + want;
   }
 
   const meanY = (id) => {
