@@ -3,6 +3,7 @@
 // page's parts (ES modules beside it, no build step) to the form and its buttons, and starts it.
 // Every piece of data is rendered as text (textContent, attributes): never as markup.
 import { cardsPage, renderCards } from "./cards.js";
+import { installContinue } from "./continue.js";
 import { $ } from "./dom.js";
 import { applyView, drawGraph, graphView, installGraphControls } from "./graph.js";
 import { installNameBoxes, loadWorld, world } from "./names.js";
@@ -75,6 +76,7 @@ onFrame({ cards: renderCards, graph: drawGraph, view: applyView });
 $("ws-url").value = settings.url;
 $("ws-token").value = settings.token;
 installNameBoxes();
+installContinue();
 installGraphControls();
 resetView("", "");
 resumeSavedRun();

@@ -1,7 +1,7 @@
 // The run this page follows, over the protocol (lambdas/visual_degrees/protocol.py): starting,
 // continuing and cancelling it, the replies, and its events in `seq` order (resuming after a drop).
 import { Connection } from "./connection.js";
-import { hideContinue, showContinue } from "./continue.js";
+import { continuationBudgets, hideContinue, reconsiderContinue, showContinue } from "./continue.js";
 import { $, setStatus, showError } from "./dom.js";
 import { number } from "./format.js";
 import { resetGraphView } from "./graph.js";
@@ -64,7 +64,10 @@ export function refreshControls() {
 export function resumeSavedRun() {
   const resumed = savedRun();
   if (!resumed) return;
-  page.run = { runId: resumed.runId, runToken: resumed.runToken, lastSeq: 0, finished: false, resyncing: false };
+  page.run = {
+    runId: resumed.runId, runToken: resumed.runToken, ceilings: resumed.ceilings, lastSeq: 0, finished: false,
+    resyncing: false,
+  };
   setStatus("Resuming the run this tab was watching…");
 }
 
@@ -91,7 +94,7 @@ export function continueRun(via) {
   const run = page.run;
   page.viaField = "try-via";
   if (!run || page.starting || !run.finished) return;
-  const message = { action: "continueRun", runId: run.runId, runToken: run.runToken };
+  const message = { action: "continueRun", runId: run.runId, runToken: run.runToken, budgets: continuationBudgets() };
   if (via) message.via = via;
   if (!connection.send(message)) {
     showError("Not connected to the API yet; try again in a moment.");
@@ -124,7 +127,10 @@ function onReply(msg) {
     case "runAccepted":
       page.starting = false;
       page.continuing = false;
-      page.run = { runId: msg.runId, runToken: msg.runToken, lastSeq: 0, finished: false, resyncing: false };
+      page.run = {
+        runId: msg.runId, runToken: msg.runToken, lastSeq: 0, finished: false, resyncing: false,
+        ceilings: msg.ceilings && typeof msg.ceilings === "object" ? msg.ceilings : null, // the operator's
+      };
       saveRun(page.run);
       setStatus("Run accepted; waiting for the first step…");
       break;
@@ -172,6 +178,7 @@ function onRefusal(msg) {
       run.withHint = msg.code === "not_continuable" && msg.continuableWithHint === true;
       if (!run.withHint) hideContinue();
     }
+    if (msg.code === "above_ceiling") reconsiderContinue(msg);
   }
   if (msg.action === "startRun" || !run) page.starting = false;
   if (msg.code === "run_not_found" && run && (msg.action === "subscribe" || !msg.action)) {
@@ -207,7 +214,7 @@ function onEvent(ev) {
       view.addNode(view.keyOf(view.personA), view.personA);
       view.addNode(view.keyOf(view.personB), view.personB);
       const own = data.options && data.options.budgets ? data.options.budgets : null;
-      if (own) view.ownSearches = number(own.searches);
+      if (own) view.ownBudgets = { ...own };
       if (!view.budgets && own) view.budgets = { ...own };
       setStatus(`Looking for a chain from ${view.personA} to ${view.personB}…`);
       break;
@@ -241,6 +248,7 @@ function onEvent(ev) {
   }
   if (TERMINAL.has(ev.type)) {
     run.finished = true;
+    view.runtimeSpent += number(data.simSeconds) ?? 0; // one ending per segment
     // A run that stopped on a budget may be continued (and one nobody could be found for, with a hint).
     run.continuable = data.continuable === true;
     run.withHint = data.continuableWithHint === true;

@@ -25,7 +25,10 @@ export class RunView {
     this.cardLimit = cardLimit;
     this.usage = null; // the latest `usage` any event carried
     this.budgets = null; // the budgets this page asked for, when it started the run (a continuation: in total)
-    this.ownSearches = null; // the run's own searches budget (run_started), what a continuation gets again
+    this.ownBudgets = null; // the run's own budgets (run_started): what a continuation gets again
+    this.runtimeSpent = 0; // seconds the run's segments took (each ending's simSeconds)
+    this.lastEnding = null; // the data of the ending a continuation would go on from
+    this.spentTold = null; // what the server said the run spent, when it refused a continuation
     this.segment = 0; // 0: the run as started; 1, 2, …: continuations (run_continued)
     this.segmentStart = null; // the run's usage when the current continuation began
   }

@@ -1,5 +1,6 @@
 // Where the page connects (this server, or an API set in the connection settings) and the run this tab
-// watches. The API URL persists; the token and the run (id + run token) live only as long as the tab.
+// watches. The API URL persists; the token and the run (id, run token and the server's ceilings) live
+// only as long as the tab.
 
 export const settings = {
   get url() { return localStorage.getItem("vd.wsUrl") || ""; },
@@ -23,13 +24,18 @@ export function usesThisServer() {
 export function savedRun() {
   try {
     const run = JSON.parse(sessionStorage.getItem("vd.run") || "null");
-    return run && typeof run.runId === "string" && typeof run.runToken === "string" ? run : null;
+    if (!run || typeof run.runId !== "string" || typeof run.runToken !== "string") return null;
+    return { ...run, ceilings: run.ceilings && typeof run.ceilings === "object" ? run.ceilings : null };
   } catch {
     return null;
   }
 }
 
 export function saveRun(run) {
-  if (run) sessionStorage.setItem("vd.run", JSON.stringify({ runId: run.runId, runToken: run.runToken }));
-  else sessionStorage.removeItem("vd.run");
+  if (run) {
+    const kept = { runId: run.runId, runToken: run.runToken, ceilings: run.ceilings || null };
+    sessionStorage.setItem("vd.run", JSON.stringify(kept));
+  } else {
+    sessionStorage.removeItem("vd.run");
+  }
 }
