@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.e2e.browser import PHONE, artifact, open_page, wait_for_seq
-from tests.support.ws_server import running_server
+from tests.support.ws_server import RunningServer, running_server
 from visual_degrees.domain.ceilings import RunCeilings
 from visual_degrees.services.event_log import EventLog
 from visual_degrees_tools.sandbox import EXAMPLE_PAIR
@@ -43,6 +44,20 @@ def start_short_of_searches(page: Any, url: str, *, via: str = "") -> None:
     if via:
         page.fill("#opt-via", via)
     page.click("#start")
+
+
+@contextmanager
+def ran_out_under_a_ceiling(
+    tmp_path: Path, page: Any, *, searches: int
+) -> Iterator[tuple[RunningServer, list[str], str]]:
+    """A server whose operator allows `searches` searches a run, and a run there that ran out of its
+    one search: the server, the frames the page sent, the run id."""
+    ceilings = RunCeilings.model_validate({"budgets": {"searches": searches}})
+    with running_server(tmp_path / "state", ceilings=ceilings) as srv:
+        frames = sent_frames(page)
+        start_short_of_searches(page, srv.http_url)
+        page.wait_for_selector("#continue-form:not([hidden])")
+        yield srv, frames, page.evaluate("window.visualDegrees.run.runId")
 
 
 def sent_frames(page: Any) -> list[str]:
@@ -142,12 +157,7 @@ def test_a_hint_on_start_that_is_not_confirmed_says_so(tmp_path: Path, page: Any
 
 def test_a_run_that_spent_the_ceiling_is_offered_no_continuation(tmp_path: Path, page: Any) -> None:
     # Given a server whose operator allows one search a run, and a run that asked for it and spent it
-    ceilings = RunCeilings.model_validate({"budgets": {"searches": 1}})
-    with running_server(tmp_path / "state", ceilings=ceilings) as srv:
-        frames = sent_frames(page)
-        start_short_of_searches(page, srv.http_url)
-        page.wait_for_selector("#continue-form:not([hidden])")
-        run_id = page.evaluate("window.visualDegrees.run.runId")
+    with ran_out_under_a_ceiling(tmp_path, page, searches=1) as (srv, frames, run_id):
         stopped = EventLog(srv.memory).read(run_id)[-1]
         page.screenshot(path=str(artifact("continue_at_the_ceiling.png")), full_page=True)
 
@@ -166,12 +176,7 @@ def test_a_run_that_spent_the_ceiling_is_offered_no_continuation(tmp_path: Path,
 
 def test_a_continuation_of_a_chosen_size_within_the_ceiling_is_accepted(tmp_path: Path, page: Any) -> None:
     # Given a server whose operator allows three searches a run, and a run that spent one
-    ceilings = RunCeilings.model_validate({"budgets": {"searches": 3}})
-    with running_server(tmp_path / "state", ceilings=ceilings) as srv:
-        frames = sent_frames(page)
-        start_short_of_searches(page, srv.http_url)
-        page.wait_for_selector("#continue-form:not([hidden])")
-        run_id = page.evaluate("window.visualDegrees.run.runId")
+    with ran_out_under_a_ceiling(tmp_path, page, searches=3) as (srv, frames, run_id):
         # Then it offers the run's own searches again, and at most the two the ceiling leaves
         assert page.input_value("#continue-searches") == "1"
         assert page.text_content("#continue") == "Continue (+1 search)"
