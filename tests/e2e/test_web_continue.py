@@ -201,3 +201,31 @@ def test_a_continuation_of_a_chosen_size_within_the_ceiling_is_accepted(tmp_path
     continued = next(e for e in events if e.type == "run_continued")
     assert continued.data["budgets"]["searches"] == 2
     assert events[-1].type == "final" and page.is_hidden("#error")
+
+
+def test_a_refusal_above_the_ceiling_brings_the_offer_within_it(tmp_path: Path, page: Any) -> None:
+    # Given a server allowing three searches a run, a run that spent one, and a page (reloaded) that
+    # believes the ceiling is 100: the ceilings it keeps for the tab are out of date
+    with ran_out_under_a_ceiling(tmp_path, page, searches=3) as (_srv, frames, _run_id):
+        page.evaluate(
+            """() => {
+              const run = JSON.parse(sessionStorage.getItem('vd.run'));
+              run.ceilings.budgets.searches = 100;
+              sessionStorage.setItem('vd.run', JSON.stringify(run));
+            }"""
+        )
+        page.reload()
+        page.wait_for_selector("#continue-form:not([hidden])")
+        assert page.text_content("#continue-room") == "up to 99 under this server's ceiling"
+        # When the user asks for five more searches
+        page.fill("#continue-searches", "5")
+        page.click("#continue")
+        page.wait_for_selector("#error:not([hidden])")
+
+        # Then the server's refusal is shown, and the offer is worked out again from what it said
+        assert "above_ceiling" in (page.text_content("#error") or "")
+        assert page.text_content("#continue-room") == "up to 2 under this server's ceiling"
+        assert page.get_attribute("#continue-searches", "max") == "2"
+        assert page.text_content("#continue") == "Continue (+1 search)"
+        assert page.is_enabled("#continue")
+    assert [json.loads(f)["budgets"]["searches"] for f in frames if '"continueRun"' in f] == [5]
