@@ -9,7 +9,10 @@ Client -> server: JSON objects routed on `action` (API Gateway's `$request.body.
     {"action": "continueRun", "runId", "runToken"?, "budgets"?, "via"?}
 Server -> client: run events as stored (`{"runId", "seq", "type", "ts", "data"}`, recognisable by
 `seq`), and replies without `seq`:
-    {"type": "runAccepted", "runId", "runToken"}        to startRun (the client is subscribed)
+    {"type": "runAccepted", "runId", "runToken", "ceilings"}
+                                                         to startRun (the client is subscribed;
+                                                         `ceilings`: the operator's, by option name,
+                                                         bounding the run's total spend)
     {"type": "subscribed", "runId", "fromSeq"}           to subscribe (replay follows, then live)
     {"type": "cancelRequested", "runId"}                 to cancelRun
     {"type": "run", "runId", "status", "personA", "personB", "lastSeq",

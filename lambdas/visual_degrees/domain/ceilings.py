@@ -12,6 +12,9 @@ Defaults: five times the default budgets, and the options' own maxima for hops a
 
 from __future__ import annotations
 
+from types import MappingProxyType
+from typing import Any
+
 from pydantic import Field
 
 from visual_degrees.domain.errors import InvalidInput
@@ -23,7 +26,15 @@ HEADROOM = 5  # default ceilings: this many times the default budgets
 
 
 class AboveCeiling(InvalidInput):
+    """`details` (a continuation's refusal): the ceilings and what the run spent, so a client can
+    offer what would be accepted."""
+
     code = ABOVE_CEILING
+
+    def __init__(self, message: str, **details: Any) -> None:
+        super().__init__(message)
+        if details:
+            self.details = MappingProxyType(details)
 
 
 class BudgetCeilings(Model):
@@ -91,7 +102,8 @@ class RunCeilings(Model):
         """A continuation's budgets count with what the run already spent: the ceilings bound a
         run's total, however many times it is continued (`spent`: by Budgets' wire names, the
         runtime as the seconds the run's segments took). Raise AboveCeiling naming each budget
-        (as continueRun's `budgets.<name>`) whose total would pass its ceiling."""
+        (as continueRun's `budgets.<name>`) whose total would pass its ceiling, with the ceilings
+        and the spend in its details (the refusal carries them)."""
         more, ceilings = asked.dump(), self.budgets.dump()
         before = {name: spent.get(name, 0) for name in ceilings}
         excess = [
@@ -102,7 +114,7 @@ class RunCeilings(Model):
             if before[name] + more[name] > ceiling
         ]
         if excess:
-            raise AboveCeiling("; ".join(excess))
+            raise AboveCeiling("; ".join(excess), ceilings=self.dump(), spent=before)
 
 
 def _number(value: float) -> str:

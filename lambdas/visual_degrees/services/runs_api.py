@@ -238,7 +238,9 @@ class RunsApi:
         except BaseException:
             self._admission.release(caller.client_id, run_id)
             raise
-        accepted = {"type": "runAccepted", "runId": run_id, "runToken": token}
+        # The ceilings bound the run's total: a client offers a continuation only what fits under them.
+        ceilings = self._policy.ceilings.dump()
+        accepted = {"type": "runAccepted", "runId": run_id, "runToken": token, "ceilings": ceilings}
         if not self._replies.send(caller.connection_id, accepted):
             self._admission.release(
                 caller.client_id, run_id

@@ -180,7 +180,9 @@ def test_a_connection_without_a_client_is_told_to_sign_in(aws, runtime, context)
     assert aws.pushed("conn-1")[0]["code"] == "unauthorized"
 
 
-def test_the_deployments_ceilings_name_the_limit_in_the_refusal(aws, context, logs):
+def test_the_deployments_ceilings_name_the_limit_in_the_refusal_and_come_with_an_accepted_run(
+    aws, context, logs
+):
     # Given a deployment whose operator allows at most 6 hops and 30 searches a run
     from visual_degrees.handlers.wiring import using_runtime
 
@@ -194,4 +196,6 @@ def test_the_deployments_ceilings_name_the_limit_in_the_refusal(aws, context, lo
     assert (refused["code"], refused["action"]) == (ABOVE_CEILING, "startRun")
     assert refused["message"] == "options.budgets.searches: 31 is above the operator's ceiling of 30"
     assert accepted["type"] == "runAccepted"
+    # And the accepted run is told the deployment's ceilings (a page offers a continuation within them)
+    assert (accepted["ceilings"]["maxHops"], accepted["ceilings"]["budgets"]["searches"]) == (6, 30)
     assert "request refused" in logs.getvalue() and "Traceback" not in logs.getvalue()

@@ -88,6 +88,8 @@ def test_the_ceilings_bound_a_continued_runs_total() -> None:
     assert "budgets.searches: 20 more on top of the 20 already spent is 40" in message
     assert "ceiling of 30" in message
     assert "budgets.runtimeSeconds: 550 more on top of the 100 already spent is 650" in message
+    # And the refusal carries the ceilings and the spend, so a client can offer what fits
+    assert refused.value.details == {"ceilings": ceilings.dump(), "spent": spent}
 
 
 def test_a_hint_names_someone_else_than_the_ends() -> None:

@@ -1,6 +1,6 @@
 """`visual-degrees serve`: the deployed WebSocket protocol (protocol.py) and the web page on one port.
 
-    GET /            the page (web/index.html, app.js, app.css)
+    GET /            the page (web/: index.html, app.css, app.js and the modules it imports)
     GET /photos/…    sandbox photos by id, as SVG with labelled face boxes
     GET /ws          the WebSocket endpoint (Upgrade), as the deployed API's stage URL
 
@@ -280,7 +280,9 @@ class LocalServer:
                 return plain(421, "this server does not answer to that host name")
             upgrade = request.headers.get("Upgrade", "").lower() == "websocket"
             if url.path != WS_PATH:
-                return not_found() if upgrade else site.respond(request.path)  # query: /api/names
+                if upgrade:
+                    return not_found()
+                return site.respond(request.path, request.headers.get("If-None-Match"))  # query: /api/names
             if not upgrade:
                 return None  # websockets answers 426 Upgrade Required
             origin = request.headers.get("Origin")
