@@ -18,6 +18,7 @@ from visual_degrees_tools.commands.common import (
     EXIT_BAD_INPUT,
     EXIT_FAILED,
     HelpFormatter,
+    Parser,
     add_state_dir,
     default_state_dir,
 )
@@ -45,7 +46,7 @@ before or after the command."""
 
 
 def build_parser(commands: dict[str, ModuleType]) -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="visual-degrees",
         description="Find a chain of people from A to B where every link is a photo of both.",
         epilog=EPILOG,

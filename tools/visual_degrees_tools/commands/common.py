@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import difflib
 import math
 import os
 from dataclasses import dataclass
@@ -26,6 +27,12 @@ def default_state_dir() -> Path:
     if env := os.environ.get("VISUAL_DEGREES_STATE_DIR"):
         return Path(env)
     base = os.environ.get("XDG_STATE_HOME") or Path.home() / ".local" / "state"
+    return Path(base) / "visual-degrees"
+
+
+def default_cache_dir() -> Path:
+    """Where what can be made again is kept (indexes of world files): $XDG_CACHE_HOME/visual-degrees."""
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
     return Path(base) / "visual-degrees"
 
 
@@ -69,6 +76,23 @@ def seconds(text: str) -> float:
     if not 0 < value < float("inf"):
         raise argparse.ArgumentTypeError(f"{text!r} must be a positive number of seconds")
     return value
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse with a suggestion for a mistyped choice: `visual-degrees runn` gets "did you mean
+    run?" (Python 3.14's suggest_on_error, for every version we support)."""
+
+    def _check_value(self, action: argparse.Action, value: Any) -> None:
+        choices = action.choices
+        if choices is None or value in choices or not isinstance(value, str):
+            super()._check_value(action, value)
+            return
+        names = [str(choice) for choice in choices]
+        close = difflib.get_close_matches(value, names, n=1, cutoff=0.6)
+        meant = f"; did you mean {close[0]}?" if close else ""
+        if isinstance(action, argparse._SubParsersAction):  # "argument COMMAND:" would say nothing
+            raise argparse.ArgumentError(None, f"{value!r} is not a command{meant} (commands: {', '.join(names)})")
+        raise argparse.ArgumentError(action, f"{value!r} is not one of {', '.join(names)}{meant}")
 
 
 class HelpFormatter(argparse.RawDescriptionHelpFormatter):

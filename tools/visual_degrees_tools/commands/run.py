@@ -109,6 +109,7 @@ def main(args: argparse.Namespace, state_dir: Path) -> int:
 def _start(args: argparse.Namespace, state_dir: Path) -> int:
     from visual_degrees.domain.requests import validate_hint, validate_pair
     from visual_degrees_tools.adapters.sqlite_memory import SqliteMemory
+    from visual_degrees_tools.commands import unknown_names
     from visual_degrees_tools.local import environments
     from visual_degrees_tools.local.console import ConsoleSink
     from visual_degrees_tools.local.runner import LocalRunner
@@ -127,7 +128,8 @@ def _start(args: argparse.Namespace, state_dir: Path) -> int:
         environment = environments.live_environment()
     else:
         sandbox = environments.sandbox_environment(args.world, seed=args.seed, faults=args.faults)
-        environments.require_known(sandbox, a.name, b.name, *([hint] if hint else []))
+        names = [a.name, b.name, *([hint] if hint else [])]
+        unknown_names.require_known(sandbox, names, args.world)
         environment = sandbox
         recorded.update(_world_record(args))
     memory = SqliteMemory(state_dir / "memory.sqlite3")
@@ -182,6 +184,7 @@ def _environment_of(
     checked against the run's own: a photo proves a link only in the web it was found in."""
     from visual_degrees.domain.errors import RunNotFound
     from visual_degrees.services.run_memory import RunControl
+    from visual_degrees_tools.commands import unknown_names
     from visual_degrees_tools.local import environments
 
     meta = RunControl(memory, run_id, 60).meta()
@@ -206,7 +209,7 @@ def _environment_of(
         sandbox = environments.sandbox_environment(world, seed=seed, faults=faults)
         names = [str(meta.get("personA")), str(meta.get("personB"))]
         if args.via is not None:
-            environments.require_known(sandbox, *names, args.via)
+            unknown_names.require_known(sandbox, [*names, args.via], world)
         environment = sandbox
         recorded.update(worldPath=str(world.resolve()) if world else None, seed=seed, faults=faults)
         _same_web(sandbox, run_id, str(meta.get("web", "")), world)

@@ -86,14 +86,19 @@ def sandbox_environment(
 def require_known(environment: SandboxEnvironment, *names: str) -> None:
     """In the sandbox we can tell a user that a name is nobody in the world, and whom they may have
     meant (live, we cannot). Names are personA, personB, then (if any) the hint, via."""
-    unknown = {
+    unknown = unknown_names(environment, *names)
+    if unknown:
+        world = environment.web.world
+        raise unknown_person(unknown, {field: world.suggest(name) for field, name in unknown.items()})
+
+
+def unknown_names(environment: SandboxEnvironment, *names: str) -> dict[str, str]:
+    """The names nobody in the world has, by field (personA, personB, via, as for require_known)."""
+    return {
         field: name
         for field, name in zip(PAIR_FIELDS, names, strict=False)
         if not environment.web.knows(name)
     }
-    if unknown:
-        world = environment.web.world
-        raise unknown_person(unknown, {field: world.suggest(name) for field, name in unknown.items()})
 
 
 def unknown_person(unknown: dict[str, str], suggestions: dict[str, list[str]]) -> UnknownPerson:
@@ -101,13 +106,14 @@ def unknown_person(unknown: dict[str, str], suggestions: dict[str, list[str]]) -
     parts = []
     for field, name in unknown.items():
         close = suggestions.get(field) or []
-        hint = f"did you mean {_either(close)}?" if close else "no name in it is close"
+        hint = f"did you mean {either(close)}?" if close else "no name in it is close"
         parts.append(f"{name!r} is not anyone in this world ({hint})")
     return UnknownPerson("; ".join(parts), {f: s for f, s in suggestions.items() if s})
 
 
-def _either(names: list[str]) -> str:
-    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} or {names[-1]}"
+def either(names: list[str], word: str = "or") -> str:
+    """`A`, `A or B`, `A, B or C` (with `word` between the last two)."""
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} {word} {names[-1]}"
 
 
 def live_environment(settings: Settings | None = None) -> Callable[[str], RunEnvironment]:
