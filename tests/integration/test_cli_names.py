@@ -95,7 +95,10 @@ def test_a_name_in_no_world_file_beside_it_says_so(worlds: Path, capsys: pytest.
         (["runn", "A", "B"], "error: 'runn' is not a command; did you mean run? (commands: run, "),
         (["trcae"], "error: 'trcae' is not a command; did you mean trace?"),
         (["xyzzy"], "error: 'xyzzy' is not a command (commands: run, "),
-        (["run", "A", "B", "--strategy", "defualt"], "'defualt' is not one of default, seed; did you mean default?"),
+        (
+            ["run", "A", "B", "--strategy", "defualt"],
+            "'defualt' is not one of default, seed; did you mean default?",
+        ),
     ],
 )
 def test_a_mistyped_command_or_choice_gets_the_one_meant(

@@ -6,6 +6,7 @@ import argparse
 import difflib
 import math
 import os
+import shlex
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -91,7 +92,9 @@ class Parser(argparse.ArgumentParser):
         close = difflib.get_close_matches(value, names, n=1, cutoff=0.6)
         meant = f"; did you mean {close[0]}?" if close else ""
         if isinstance(action, argparse._SubParsersAction):  # "argument COMMAND:" would say nothing
-            raise argparse.ArgumentError(None, f"{value!r} is not a command{meant} (commands: {', '.join(names)})")
+            raise argparse.ArgumentError(
+                None, f"{value!r} is not a command{meant} (commands: {', '.join(names)})"
+            )
         raise argparse.ArgumentError(action, f"{value!r} is not one of {', '.join(names)}{meant}")
 
 
@@ -261,3 +264,39 @@ def budget_options(args: argparse.Namespace) -> dict[str, Any]:
         "runtimeSeconds": args.budget_runtime,
     }
     return {key: value for key, value in given.items() if value is not None}
+
+
+def again_command(person_a: str, person_b: str, record: dict[str, Any], **changes: Any) -> str:
+    """The command that asks the same question again, on the same photo web with the same options
+    (`record`: the run's execution record: providers, worldPath, seed, faults, options), but for
+    `changes` (run options by wire name: `maxHops=7`)."""
+    parts = ["visual-degrees", "run", shlex.quote(person_a), shlex.quote(person_b)]
+    if record.get("providers") == "live":
+        parts += ["--providers", "live"]
+    else:
+        if record.get("worldPath"):
+            parts += ["--world", shlex.quote(str(record["worldPath"]))]
+        if record.get("seed"):
+            parts += ["--seed", str(record["seed"])]
+        if record.get("faults"):
+            parts += ["--faults", shlex.quote(str(record["faults"]))]
+    return " ".join(parts + _option_flags({**(record.get("options") or {}), **changes}))
+
+
+def _option_flags(options: dict[str, Any]) -> list[str]:
+    """The command-line flags of the run options that differ from the defaults."""
+    flags: list[str] = []
+    if options.get("strategy", "default") != "default":
+        flags += ["--strategy", str(options["strategy"])]
+    defaults = RunOptions().dump()
+    for flag in RUN_FLAGS:
+        given: Any = options
+        default: Any = defaults
+        for part in flag.loc:
+            given = given.get(part) if isinstance(given, dict) else None
+            default = default.get(part) if isinstance(default, dict) else None
+        if given is not None and given != default:
+            flags += [flag.flag, _plain(given)]
+    if options.get("via"):
+        flags += ["--via", shlex.quote(str(options["via"]))]
+    return flags

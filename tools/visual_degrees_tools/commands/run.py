@@ -4,6 +4,8 @@ continues one that stopped on a budget."""
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -12,6 +14,7 @@ from visual_degrees.domain.outcomes import BY_OUTCOME
 from visual_degrees_tools.commands.common import (
     add_run_options,
     add_world_options,
+    again_command,
     budget_options,
     finite,
     parse_run_options,
@@ -140,7 +143,8 @@ def _start(args: argparse.Namespace, state_dir: Path) -> int:
     finally:
         sink.close()
         memory.close()
-    return _close(args, result, simulated=providers == "sandbox")
+    again = partial(again_command, a.name, b.name, {**recorded, "options": options.dump()})
+    return _close(args, result, simulated=providers == "sandbox", again=again)
 
 
 def _continue(args: argparse.Namespace, state_dir: Path) -> int:
@@ -174,7 +178,10 @@ def _continue(args: argparse.Namespace, state_dir: Path) -> int:
     finally:
         sink.close()
         memory.close()
-    return _close(args, result, simulated=simulated)
+    again = partial(
+        again_command, str(record.get("personA")), str(record.get("personB")), {**record, **recorded}
+    )
+    return _close(args, result, simulated=simulated, again=again)
 
 
 def _environment_of(
@@ -236,14 +243,9 @@ def _world_record(args: argparse.Namespace) -> dict[str, Any]:
     return {"worldPath": str(world) if world else None, "seed": args.seed, "faults": args.faults}
 
 
-def _close(args: argparse.Namespace, result: RunResult, *, simulated: bool) -> int:
-    from visual_degrees_tools.local.console import continue_hint, summary
+def _close(args: argparse.Namespace, result: RunResult, *, simulated: bool, again: Callable[..., str]) -> int:
+    from visual_degrees_tools.local.console import closing
 
     if not args.json:
-        if result.final is not None:
-            print(summary(result.final, simulated=simulated))
-            follow = continue_hint(result.final)
-            if follow:
-                print(follow)
-        print(f"run id {result.run_id}  (visual-degrees trace {result.run_id})")
+        print(closing(result.run_id, result.final, simulated=simulated, again=again))
     return BY_OUTCOME[result.outcome].exit_code

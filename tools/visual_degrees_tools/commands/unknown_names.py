@@ -61,7 +61,9 @@ def _beside(names: list[str], unknown: list[str], lacking: list[str], world: Pat
     lines = []
     for name in unknown:
         if found[name]:
-            lines.append(f"{name!r} is in {either([f.name for f in found[name]], 'and')}, beside {world.name}.")
+            lines.append(
+                f"{name!r} is in {either([f.name for f in found[name]], 'and')}, beside {world.name}."
+            )
         elif name in lacking:
             shown = either([f.name for f in others], "or")
             lines.append(f"{name!r} is not in {shown} beside it either; try {LIVE}.")

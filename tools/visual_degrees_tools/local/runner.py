@@ -135,10 +135,12 @@ class LocalRunner:
             execution.status,
             len(execution.visited),
             execution.history,
+            ending=final,
             runId=run_id,
             segment=segment,
             personA=initial.person_a.name,
             personB=initial.person_b.name,
+            options=initial.options.dump(),
             outcome=outcome,
             world=env.web,
             startedAt=started_at,
@@ -159,7 +161,12 @@ class LocalRunner:
         return EventLog(self.memory).read(run_id, from_seq)
 
     def final_event(self, run_id: str) -> RunEvent | None:
-        for event in reversed(self.events(run_id)):
-            if event.type in TERMINAL_EVENTS:
-                return event
-        return None
+        return latest_ending(self.memory, run_id)
+
+
+def latest_ending(memory: Memory, run_id: str) -> RunEvent | None:
+    """The run's latest terminal event in its event log (None: none, or its memory has expired)."""
+    for event in reversed(EventLog(memory).read(run_id)):
+        if event.type in TERMINAL_EVENTS:
+            return event
+    return None
