@@ -37,9 +37,11 @@ def _commands() -> dict[str, ModuleType]:
 
 EPILOG = """\
 start here:
-  visual-degrees run "Vesna Hawthorne" "Niall Halloran"    a chain in the bundled sandbox world
-  visual-degrees serve                                     the same in a browser, http://127.0.0.1:8765/
-  visual-degrees doctor                                    what is ready: the sandbox, live providers
+  visual-degrees run "Vesna Hawthorne" "Niall Halloran"      a chain in the bundled world (made-up people)
+  visual-degrees run "Kevin Bacon" "Tom Hanks" --world FILE  real people: a world file of film credits
+  visual-degrees show RUN_ID                                 a past run's answer again
+  visual-degrees serve                                       the same in a browser, http://127.0.0.1:8765/
+  visual-degrees doctor                                      what is ready: the sandbox, live providers
 
 `visual-degrees COMMAND --help` lists a command's options and their defaults; --state-dir may come
 before or after the command."""
