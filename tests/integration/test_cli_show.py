@@ -135,3 +135,13 @@ def test_an_unknown_run_is_refused_with_where_to_find_runs(state_dir, capsys) ->
         "error: no run '20260101T000000-000000' here; `visual-degrees trace` lists the recent runs"
         in capsys.readouterr().err
     )
+
+
+def test_a_provider_that_is_not_set_up_is_told_without_its_code(state_dir, capsys, monkeypatch) -> None:
+    for name in ("VD_CONFIG_FILE", "VD_BRAVE_API_KEY", "VD_GOOGLE_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("VD_SEARCH_ENGINE", "brave")
+    assert main(["run", "Kevin Bacon", "Tom Hanks", "--providers", "live"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("visual-degrees: error: brave image search is not configured")
+    assert "configuration_error" not in err

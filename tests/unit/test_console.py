@@ -89,3 +89,17 @@ def test_endings_name_no_codes() -> None:
         "no_path", {"reason": "budget", "exhausted": "llmCalls", "message": "The llmCalls budget ran out."}
     )
     assert summary(spent) == "No path: The LLM calls budget ran out before a chain was proven."
+
+
+def test_event_lines_are_labelled_in_words() -> None:
+    def line(type_: str, data: dict) -> str:
+        return describe(
+            RunEvent.model_validate({"runId": "r", "seq": 1, "type": type_, "ts": "t", "data": data})
+        )
+
+    assert line("run_started", {"personA": "A", "personB": "B"}) == "[  1] started     A → B"
+    assert line("run_continued", {"message": "Continuing"}) == "[  1] continued   Continuing"
+    assert line("path_update", {"path": ["A", "C"]}) == "[  1] path so far A → C"
+    assert line("no_path", {"message": "No chain."}) == "[  1] no path     No chain."
+    photo = {"people": [{"name": "A", "confidence": 99.0}], "imageUrl": "https://x.invalid/p.svg"}
+    assert line("evidence", photo).startswith("[  1] photo       A 99.0%")

@@ -93,8 +93,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (InvalidInput, RunNotFound) as exc:
         print(f"visual-degrees: error: {exc.message}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    except VisualDegreesError as exc:
-        print(f"visual-degrees: {exc.code}: {exc.message}", file=sys.stderr)
+    except VisualDegreesError as exc:  # the message says what is wrong; its code is for programs
+        print(f"visual-degrees: error: {exc.message}", file=sys.stderr)
         return EXIT_FAILED
     except KeyboardInterrupt:
         return 130

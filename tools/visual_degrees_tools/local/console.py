@@ -29,6 +29,20 @@ def _pct(value: Any) -> str:
     return f"{float(value):.1f}%"
 
 
+# Each event's label on its line, in words (`--json` keeps the protocol's types).
+LABELS = {
+    "run_started": "started",
+    "run_continued": "continued",
+    "status": "status",
+    "evidence": "photo",
+    "path_update": "path so far",
+    "final": "found",
+    "no_path": "no path",
+    "cancelled": "cancelled",
+    "error": "failed",
+}
+
+
 def describe(event: RunEvent) -> str:
     """One line per event (the `final` event gets its own multi-line summary, see `summary`)."""
     d = event.data
@@ -55,7 +69,7 @@ def describe(event: RunEvent) -> str:
             text = plain(str(d.get("message") or "the run failed"))
         case _:
             text = json.dumps(d)
-    return f"[{event.seq:>3}] {event.type:<11} {text}"
+    return f"[{event.seq:>3}] {LABELS.get(event.type, event.type):<11} {text}"
 
 
 def summary(final: RunEvent, *, simulated: bool = False) -> str:
