@@ -13,6 +13,7 @@ import pytest
 from tests.support.ws_client import WsClient, is_terminal
 from tests.support.ws_server import Gate, bundled_sandbox, running_server
 from visual_degrees_tools.cli import main
+from visual_degrees_tools.local.environments import sandbox_environment
 from visual_degrees_tools.sandbox import EXAMPLE_PAIR, FAR_PAIR
 
 A, B = EXAMPLE_PAIR
@@ -81,7 +82,7 @@ def test_show_of_a_failed_run_says_why_in_words_and_how_to_start_again(state_dir
     assert "world bundled seed 3 · failed" in again
     assert "Run failed: image search failed 4 times in a row (the service did not answer)" in again
     assert "start it again" in again
-    assert f"visual-degrees run '{A}' '{B}' --seed 3 --faults search_5xx=1.0" in again
+    assert f"visual-degrees run '{A}' '{B}' --seed 3 --faults search_5xx=1" in again
     # And neither `run` nor `show` nor `trace` named an error code
     assert main(["trace"]) == 0
     listing = capsys.readouterr().out
@@ -145,3 +146,24 @@ def test_a_provider_that_is_not_set_up_is_told_without_its_code(state_dir, capsy
     err = capsys.readouterr().err
     assert err.startswith("visual-degrees: error: brave image search is not configured")
     assert "configuration_error" not in err
+
+
+def test_a_run_made_by_the_server_on_a_world_file_is_shown_and_continued_on_that_world(
+    tmp_path: Path, capsys
+) -> None:
+    # Given a server on a world file, and a run of it that had no search to spend
+    world = tmp_path / "credits.txt"
+    world.write_text(
+        "Footloose (1984)/Bacon, Kevin (I)/Lithgow, John\nA Gala (1999)/Lithgow, John/Andrews, Julie (I)\n"
+    )
+    state = tmp_path / "state"
+    with running_server(state, sandbox=sandbox_environment(world)) as srv, WsClient(srv.ws_url) as client:
+        run_id = client.start("Kevin Bacon", "Julie Andrews", budgets={"searches": 0})["runId"]
+        client.until(is_terminal)
+    # Then show offers to continue it, or to ask again on that very world
+    again = shown(capsys, run_id, "--state-dir", str(state))
+    assert "world credits.txt" in again and f"continue with: visual-degrees run --continue {run_id}" in again
+    # And the command line continues it on that world without being told which
+    code = main(["--state-dir", str(state), "run", "--continue", run_id, "--budget-searches", "5"])
+    assert code in (0, 3)
+    assert "run_continued" not in capsys.readouterr().err

@@ -134,7 +134,7 @@ def _start(args: argparse.Namespace, state_dir: Path) -> int:
         names = [a.name, b.name, *([hint] if hint else [])]
         unknown_names.require_known(sandbox, names, args.world)
         environment = sandbox
-        recorded.update(_world_record(args))
+        recorded.update(sandbox.recorded)  # what `run --continue` needs to make its photo web again
     memory = SqliteMemory(state_dir / "memory.sqlite3")
     sink = ConsoleSink(as_json=args.json)
     try:
@@ -218,7 +218,7 @@ def _environment_of(
         if args.via is not None:
             unknown_names.require_known(sandbox, [*names, args.via], world)
         environment = sandbox
-        recorded.update(worldPath=str(world.resolve()) if world else None, seed=seed, faults=faults)
+        recorded.update(sandbox.recorded)
         _same_web(sandbox, run_id, str(meta.get("web", "")), world)
     return environment, recorded, providers == "sandbox"
 
@@ -235,12 +235,6 @@ def _same_web(sandbox: SandboxEnvironment, run_id: str, web: str, world: Path | 
 
 def _web_of(environment: RunEnvironment) -> str:
     return environment.providers.web
-
-
-def _world_record(args: argparse.Namespace) -> dict[str, Any]:
-    """What `run --continue` needs to rebuild this run's photo web."""
-    world = Path(args.world).resolve() if args.world else None
-    return {"worldPath": str(world) if world else None, "seed": args.seed, "faults": args.faults}
 
 
 def _close(args: argparse.Namespace, result: RunResult, *, simulated: bool, again: Callable[..., str]) -> int:

@@ -45,6 +45,12 @@ class SandboxEnvironment:
         self.planner_recall = planner_recall
         self.dated = dated
         self.label = world_label(web) + (f" seed {seed}" if seed else "")  # how `trace` names the world
+        bundled = world_label(web) == "bundled"
+        self.recorded = {
+            "worldPath": None if bundled else str(Path(web.world.source).resolve()),
+            "seed": seed,
+            "faults": faults.describe() if faults else "",
+        }
 
     def __call__(self, run_id: str) -> RunEnvironment:
         from visual_degrees_tools.sandbox import EPOCH, LATENCIES, VirtualClock, build_sandbox
@@ -61,6 +67,7 @@ class SandboxEnvironment:
             on_transition=lambda _state: clock.advance(LATENCIES.state_transition),
             web=self.label,
             simulated=True,
+            recorded=self.recorded,
         )
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from visual_degrees.constants import STATE_TASKS
@@ -39,6 +39,9 @@ class RunEnvironment:
     on_transition: Callable[[str], object] | None = None
     web: str = "live web"  # what `trace` lists as the run's world: a world file's name, or the live web
     simulated: bool = False  # the clock is the sandbox's: times in the history are simulated
+    # What the run's execution record keeps to make this photo web again (`run --continue`, `show`'s
+    # command to start again): the world file, seed and faults of a sandbox web.
+    recorded: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass
@@ -145,7 +148,7 @@ class LocalRunner:
             world=env.web,
             startedAt=started_at,
             clock="simulated" if env.simulated else "wall",
-            **(recorded or {}),
+            **{**env.recorded, **(recorded or {})},
         )
         return RunResult(
             run_id=run_id, outcome=outcome, final=final, execution=execution, cache_tally=ctx.cache_tally
