@@ -193,8 +193,8 @@ def next_steps(final: RunEvent, again: Callable[..., str]) -> list[str]:
 
 
 def closing(run_id: str, final: RunEvent | None, *, simulated: bool, again: Callable[..., str]) -> str:
-    """What `run` prints when a run ends, and `show` prints again: the answer, what the user can
-    do next, and where to read the run again."""
+    """What `run` prints when a run ends (`show` prints the same answer and next steps again): the
+    answer, what the user can do next, and where to read the run again."""
     if final is None:
         lines = [f"The run ended without saying how; `visual-degrees trace {run_id}` shows where it stopped."]
     else:
