@@ -221,7 +221,7 @@ def test_a_run_that_ran_out_of_budget_says_how_to_continue_it_and_continues(stat
     # Then it goes on in the same log, finds the chain, says what became of the hint and what each
     # part of the run spent
     assert code == 0
-    assert re.search(r"\[\s*\d+\] run_continued Continuing with 5 more searches", out)
+    assert re.search(r"\[\s*\d+\] continued   Continuing with 5 more searches", out)
     assert "Your hint, Dorian Ivesdale: Confirmed" in out
     assert "Spent (first run): 1 search ·" in out
     assert "Spent (continuation 1): " in out and "Spent in total: " in out

@@ -14,11 +14,19 @@ from visual_degrees.domain.outcomes import FINAL_KEY, final_key
 from visual_degrees.domain.requests import validate_hint
 
 
-@pytest.mark.parametrize("exhausted", ["searches", "recognitions", "llmCalls", "runtime"])
-def test_a_run_that_ran_out_of_any_budget_can_be_continued(exhausted: str) -> None:
+@pytest.mark.parametrize(
+    ("exhausted", "words"),
+    [
+        ("searches", "searches"),
+        ("recognitions", "recognitions"),
+        ("llmCalls", "LLM calls"),
+        ("runtime", "time"),
+    ],
+)
+def test_a_run_that_ran_out_of_any_budget_can_be_continued(exhausted: str, words: str) -> None:
     verdict = judge("no_path", {"reason": "budget", "exhausted": exhausted})
     assert verdict.continuable
-    assert exhausted in verdict.why
+    assert f"The {words} budget ran out" in verdict.why
     assert verdict.payload() == {"continuable": True, "why": verdict.why}
 
 
@@ -27,7 +35,7 @@ def test_a_run_that_ran_out_of_any_budget_can_be_continued(exhausted: str) -> No
     [
         ("final", {}, "already found a chain"),
         ("cancelled", {}, "cancelled"),
-        ("error", {"code": "provider_unavailable"}, "failed (provider_unavailable)"),
+        ("error", {"code": "provider_unavailable"}, "The run failed, so it is not continued"),
         ("no_path", {"reason": "hop_limit", "maxHops": 4}, "longer than 4 hops"),
         ("no_path", {"reason": "hop_limit", "maxHops": 1}, "longer than 1 hop;"),
     ],

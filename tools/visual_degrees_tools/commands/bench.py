@@ -86,7 +86,11 @@ def main(args: argparse.Namespace, state_dir: Path) -> int:
     if not 0.0 <= args.planner_recall <= 1.0:
         raise InvalidInput("--planner-recall must be between 0 and 1")
     environment = sandbox_environment(
-        args.world, seed=args.web_seed, faults=args.faults or None, planner_recall=args.planner_recall
+        args.world,
+        seed=args.web_seed,
+        faults=args.faults or None,
+        planner_recall=args.planner_recall,
+        dated=False,  # every run from EPOCH: the figures never depend on the day they are measured
     )
     loaded = time.perf_counter()
     truth = Truth(environment.web, threshold=options.threshold)

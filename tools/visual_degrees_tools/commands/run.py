@@ -4,6 +4,8 @@ continues one that stopped on a budget."""
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -12,6 +14,7 @@ from visual_degrees.domain.outcomes import BY_OUTCOME
 from visual_degrees_tools.commands.common import (
     add_run_options,
     add_world_options,
+    again_command,
     budget_options,
     finite,
     parse_run_options,
@@ -109,6 +112,7 @@ def main(args: argparse.Namespace, state_dir: Path) -> int:
 def _start(args: argparse.Namespace, state_dir: Path) -> int:
     from visual_degrees.domain.requests import validate_hint, validate_pair
     from visual_degrees_tools.adapters.sqlite_memory import SqliteMemory
+    from visual_degrees_tools.commands import unknown_names
     from visual_degrees_tools.local import environments
     from visual_degrees_tools.local.console import ConsoleSink
     from visual_degrees_tools.local.runner import LocalRunner
@@ -127,9 +131,10 @@ def _start(args: argparse.Namespace, state_dir: Path) -> int:
         environment = environments.live_environment()
     else:
         sandbox = environments.sandbox_environment(args.world, seed=args.seed, faults=args.faults)
-        environments.require_known(sandbox, a.name, b.name, *([hint] if hint else []))
+        names = [a.name, b.name, *([hint] if hint else [])]
+        unknown_names.require_known(sandbox, names, args.world)
         environment = sandbox
-        recorded.update(_world_record(args))
+        recorded.update(sandbox.recorded)  # what `run --continue` needs to make its photo web again
     memory = SqliteMemory(state_dir / "memory.sqlite3")
     sink = ConsoleSink(as_json=args.json)
     try:
@@ -138,7 +143,8 @@ def _start(args: argparse.Namespace, state_dir: Path) -> int:
     finally:
         sink.close()
         memory.close()
-    return _close(args, result, simulated=providers == "sandbox")
+    again = partial(again_command, a.name, b.name, {**recorded, "options": options.dump()})
+    return _close(args, result, simulated=providers == "sandbox", again=again)
 
 
 def _continue(args: argparse.Namespace, state_dir: Path) -> int:
@@ -172,7 +178,10 @@ def _continue(args: argparse.Namespace, state_dir: Path) -> int:
     finally:
         sink.close()
         memory.close()
-    return _close(args, result, simulated=simulated)
+    again = partial(
+        again_command, str(record.get("personA")), str(record.get("personB")), {**record, **recorded}
+    )
+    return _close(args, result, simulated=simulated, again=again)
 
 
 def _environment_of(
@@ -182,6 +191,7 @@ def _environment_of(
     checked against the run's own: a photo proves a link only in the web it was found in."""
     from visual_degrees.domain.errors import RunNotFound
     from visual_degrees.services.run_memory import RunControl
+    from visual_degrees_tools.commands import unknown_names
     from visual_degrees_tools.local import environments
 
     meta = RunControl(memory, run_id, 60).meta()
@@ -206,9 +216,9 @@ def _environment_of(
         sandbox = environments.sandbox_environment(world, seed=seed, faults=faults)
         names = [str(meta.get("personA")), str(meta.get("personB"))]
         if args.via is not None:
-            environments.require_known(sandbox, *names, args.via)
+            unknown_names.require_known(sandbox, [*names, args.via], world)
         environment = sandbox
-        recorded.update(worldPath=str(world.resolve()) if world else None, seed=seed, faults=faults)
+        recorded.update(sandbox.recorded)
         _same_web(sandbox, run_id, str(meta.get("web", "")), world)
     return environment, recorded, providers == "sandbox"
 
@@ -227,20 +237,9 @@ def _web_of(environment: RunEnvironment) -> str:
     return environment.providers.web
 
 
-def _world_record(args: argparse.Namespace) -> dict[str, Any]:
-    """What `run --continue` needs to rebuild this run's photo web."""
-    world = Path(args.world).resolve() if args.world else None
-    return {"worldPath": str(world) if world else None, "seed": args.seed, "faults": args.faults}
-
-
-def _close(args: argparse.Namespace, result: RunResult, *, simulated: bool) -> int:
-    from visual_degrees_tools.local.console import continue_hint, summary
+def _close(args: argparse.Namespace, result: RunResult, *, simulated: bool, again: Callable[..., str]) -> int:
+    from visual_degrees_tools.local.console import closing
 
     if not args.json:
-        if result.final is not None:
-            print(summary(result.final, simulated=simulated))
-            follow = continue_hint(result.final)
-            if follow:
-                print(follow)
-        print(f"run id {result.run_id}  (visual-degrees trace {result.run_id})")
+        print(closing(result.run_id, result.final, simulated=simulated, again=again))
     return BY_OUTCOME[result.outcome].exit_code

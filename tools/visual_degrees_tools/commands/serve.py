@@ -151,7 +151,9 @@ def main(args: argparse.Namespace, state_dir: Path) -> int:
 
     def ready(address: Address) -> None:
         print(f"Visual Degrees: open {address.http_url}  (WebSocket {address.ws_url})", flush=True)
-        world = f"{world_label(sandbox.web)}, {sandbox.web.world.size:,} people, seed {args.seed}"
+        label = world_label(sandbox.web)
+        made_up = " (made-up people)" if label == "bundled" else ""
+        world = f"{label}{made_up}, {sandbox.web.world.size:,} people, seed {args.seed}"
         tried = f"; try {example[0]} → {example[1]}" if example else ""
         print(f"Sandbox world: {world}{tried}", flush=True)
         if args.host not in ("127.0.0.1", "localhost", "::1") and not args.token:

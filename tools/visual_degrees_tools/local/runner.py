@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from visual_degrees.constants import STATE_TASKS
@@ -39,6 +39,9 @@ class RunEnvironment:
     on_transition: Callable[[str], object] | None = None
     web: str = "live web"  # what `trace` lists as the run's world: a world file's name, or the live web
     simulated: bool = False  # the clock is the sandbox's: times in the history are simulated
+    # What the run's execution record keeps to make this photo web again (`run --continue`, `show`'s
+    # command to start again): the world file, seed and faults of a sandbox web.
+    recorded: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass
@@ -135,15 +138,17 @@ class LocalRunner:
             execution.status,
             len(execution.visited),
             execution.history,
+            ending=final,
             runId=run_id,
             segment=segment,
             personA=initial.person_a.name,
             personB=initial.person_b.name,
+            options=initial.options.dump(),
             outcome=outcome,
             world=env.web,
             startedAt=started_at,
             clock="simulated" if env.simulated else "wall",
-            **(recorded or {}),
+            **{**env.recorded, **(recorded or {})},
         )
         return RunResult(
             run_id=run_id, outcome=outcome, final=final, execution=execution, cache_tally=ctx.cache_tally
@@ -159,7 +164,12 @@ class LocalRunner:
         return EventLog(self.memory).read(run_id, from_seq)
 
     def final_event(self, run_id: str) -> RunEvent | None:
-        for event in reversed(self.events(run_id)):
-            if event.type in TERMINAL_EVENTS:
-                return event
-        return None
+        return latest_ending(self.memory, run_id)
+
+
+def latest_ending(memory: Memory, run_id: str) -> RunEvent | None:
+    """The run's latest terminal event in its event log (None: none, or its memory has expired)."""
+    for event in reversed(EventLog(memory).read(run_id)):
+        if event.type in TERMINAL_EVENTS:
+            return event
+    return None
