@@ -165,3 +165,29 @@ def test_each_failed_search_is_logged_when_it_fails_naming_the_provider_and_stat
     assert failed[0].inARow == 1
     assert "loopback-brave-token" not in caplog.text
     assert result.outcome in ("path", "no_path")
+
+
+class NoSlots:
+    """A limiter whose queues are full past every deadline."""
+
+    def acquire(self, provider: str, client: str, deadline: float) -> bool:
+        return False
+
+
+def test_a_run_that_gets_no_slot_in_time_ends_on_its_runtime_budget_having_paid_nothing(tmp_path: Path):
+    # Given providers whose queues are full for longer than the run may wait
+    sandbox = sandbox_environment(None)
+
+    def environment(run_id: str) -> RunEnvironment:
+        env = sandbox(run_id)
+        env.limiter = NoSlots()
+        return env
+
+    # When a run is made
+    result = LocalRunner(SqliteMemory(tmp_path / "m.sqlite3"), environment).run(*EXAMPLE_PAIR)
+    # Then it ends as runs do when their time is up (not as an error), and nothing was billed
+    assert result.outcome == "no_path"
+    assert result.final.data["exhausted"] == "runtime"
+    usage = result.final.data["usage"]
+    assert (usage["searches"], usage["recognitions"], usage["costUsd"]) == (0, 0, 0)
+    assert usage["throttledSearches"] == 1

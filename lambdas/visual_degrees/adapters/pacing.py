@@ -17,7 +17,12 @@ import time
 from collections.abc import Callable
 from typing import TypeVar
 
-from visual_degrees.domain.errors import ConfigurationError, ProviderThrottled, VisualDegreesError
+from visual_degrees.domain.errors import (
+    ConfigurationError,
+    NoSlotInTime,
+    ProviderThrottled,
+    VisualDegreesError,
+)
 from visual_degrees.domain.models import Face, FetchedImage, ImageHit
 from visual_degrees.domain.planning import ConnectContext, ConnectReply, PlannerContext, PlannerReply
 from visual_degrees.ports import (
@@ -53,7 +58,7 @@ class Pace:
         ticket = self._ticket
         while True:
             if not self._slot(provider):
-                raise ProviderThrottled(f"{what}: no {provider} slot before the run's deadline")
+                raise NoSlotInTime(f"{what}: no {provider} slot before the run's deadline")
             try:
                 return attempt()
             except ProviderThrottled as throttled:

@@ -75,6 +75,11 @@ class ProviderThrottled(TransientProviderError):
         self.retry_after = retry_after  # the provider's hint, seconds
 
 
+class NoSlotInTime(ProviderThrottled):
+    """The shared limiter had no slot for the call before the run's time (its runtime budget, or
+    its step function's) was up: the call was not made, and the run has no time left for it."""
+
+
 class ProviderError(VisualDegreesError):
     """A provider answered, but not usefully (malformed reply, rejected input). Skip, don't retry."""
 

@@ -19,6 +19,7 @@ from functools import partial
 from typing import TypeVar
 
 from visual_degrees.domain.errors import (
+    NoSlotInTime,
     ProviderError,
     ProviderThrottled,
     SearchUnavailable,
@@ -136,6 +137,10 @@ def _search(scope: RunScope, query: str, shared: bool, result: Observed, count: 
     reservation = uuid.uuid4().hex
     try:
         hits = scope.ctx.providers.search.search(query, count)[:count]
+    except NoSlotInTime:
+        scope.budget.refund("searches", reservation)
+        result.exhausted = "runtime"  # waited for a slot as long as the run had
+        return None
     except (ProviderError, TransientProviderError) as exc:
         # The call failed after the adapter's own retries: paid for (its reservation stands) unless
         # it was throttled. The run goes on (asking again pays again: nothing is cached), until too
@@ -265,8 +270,10 @@ def _recognise(scope: RunScope, got: _Fetched, shared: bool) -> list[Face] | Non
     reservation = uuid.uuid4().hex
     try:
         faces = scope.ctx.providers.recognizer.recognize(image)
-    except ProviderThrottled:
+    except ProviderThrottled as throttled:
         scope.budget.refund("recognitions", reservation)
+        if isinstance(throttled, NoSlotInTime):
+            raise _Refused("runtime") from None  # waited for a slot as long as the run had
         return None  # not billed; this picture is skipped, the next one may do
     except (ProviderError, TransientProviderError):
         return None  # this picture is skipped; the next one may do

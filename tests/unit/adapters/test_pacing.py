@@ -10,6 +10,7 @@ import pytest
 from tests.support.fakes import face
 from visual_degrees.adapters.pacing import Pace, PacedPlanner, PacedSearch, paced
 from visual_degrees.domain.errors import (
+    NoSlotInTime,
     ProviderError,
     ProviderThrottled,
     TransientProviderError,
@@ -117,7 +118,7 @@ def test_a_throttled_answer_asking_to_wait_past_the_deadline_is_not_retried():
 
 def test_no_slot_before_the_deadline_means_no_call_and_a_throttled_error():
     attempt = Scripted(["hits"])
-    with pytest.raises(ProviderThrottled, match="no search slot before the run's deadline"):
+    with pytest.raises(NoSlotInTime, match="no search slot before the run's deadline"):
         pace(FakeLimiter(grants=False), Allowance(5)).call("search", attempt, "image search")
     assert attempt.calls == 0
 
