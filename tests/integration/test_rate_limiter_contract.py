@@ -4,12 +4,12 @@ after `latest`; a refusal takes nothing; concurrent callers never share a slot."
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
+from tests.support.concurrently import concurrently
 from tests.support.memory_fixtures import InterjectingClient, SerializedClient, fresh_table, moto_dynamodb
 from visual_degrees.adapters.aws.dynamodb_slots import DynamoDbSlots
 from visual_degrees.adapters.rate_limiter import InProcessSlots, Rates, SlotLimiter, SlotStore
@@ -59,20 +59,8 @@ def test_queues_are_independent(slots: SlotStore):
 
 
 def test_concurrent_callers_never_share_a_slot(slots: SlotStore):
-    taken: list[float] = []
-    lock = threading.Lock()
-
-    def caller() -> None:
-        mine = [slots.take("search", 0.1, T0, T0 + 3600) for _ in range(10)]
-        with lock:
-            taken.extend(s for s in mine if s is not None)
-
-    threads = [threading.Thread(target=caller) for _ in range(6)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    assert sorted(taken) == pytest.approx([T0 + 0.1 * i for i in range(60)])
+    taken = concurrently(lambda: [slots.take("search", 0.1, T0, T0 + 3600) for _ in range(10)], threads=6)
+    assert sorted(s for mine in taken for s in mine) == pytest.approx([T0 + 0.1 * i for i in range(60)])
 
 
 def test_two_lambdas_share_one_queue_through_the_table(dynamodb: Any):

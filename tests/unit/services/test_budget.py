@@ -1,7 +1,6 @@
-import threading
-
 import pytest
 
+from tests.support.concurrently import concurrently
 from visual_degrees.domain.costs import CostTable
 from visual_degrees.domain.models import Budgets
 from visual_degrees.services.budget import Budget
@@ -29,20 +28,10 @@ def test_a_zero_budget_refuses_the_first_call():
 
 def test_concurrent_reservations_never_exceed_the_budget(tmp_path):
     memory = SqliteMemory(tmp_path / "m.sqlite3")
-    granted: list[bool] = []
-    lock = threading.Lock()
-
-    def worker() -> None:
-        mine = [budget(memory, recognitions=50).reserve("recognitions") for _ in range(20)]
-        with lock:
-            granted.extend(mine)
-
-    threads = [threading.Thread(target=worker) for _ in range(8)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert granted.count(True) == 50
+    granted = concurrently(
+        lambda: [budget(memory, recognitions=50).reserve("recognitions") for _ in range(20)], threads=8
+    )
+    assert sum(mine.count(True) for mine in granted) == 50
     assert budget(memory, recognitions=50).summary()["recognitions"] == 50
 
 
@@ -85,18 +74,6 @@ def test_concurrent_refunds_of_one_reservation_give_it_back_once(tmp_path):
     b = budget(memory, searches=10)
     for _ in range(4):
         b.reserve("searches")
-    results: list[bool] = []
-    lock = threading.Lock()
-
-    def refund() -> None:
-        done = budget(memory, searches=10).refund("searches", "the-one")
-        with lock:
-            results.append(done)
-
-    threads = [threading.Thread(target=refund) for _ in range(8)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    results = concurrently(lambda: budget(memory, searches=10).refund("searches", "the-one"), threads=8)
     assert results.count(True) == 1
     assert b.summary()["searches"] == 3
