@@ -51,6 +51,14 @@ def test_a_slot_past_the_callers_latest_moment_is_refused_and_not_taken(slots: S
     assert slots.take("recognition", 1.0, T0, T0 + 60) == pytest.approx(T0 + 3)
 
 
+def test_a_burst_lets_calls_go_early_by_up_to_ahead_and_no_more(slots: SlotStore):
+    taken = [slots.take("turns", 1.0, T0, T0 + 60, ahead=2.0) for _ in range(5)]
+    assert taken == pytest.approx([T0, T0, T0, T0 + 1, T0 + 2])
+    # a slot due after `latest` even counting the burst is refused, and nothing taken
+    assert slots.take("turns", 1.0, T0, T0 + 2.5, ahead=2.0) is None
+    assert slots.take("turns", 1.0, T0, T0 + 60, ahead=2.0) == pytest.approx(T0 + 3)
+
+
 def test_queues_are_independent(slots: SlotStore):
     assert slots.take("search", 1.0, T0, T0 + 60) == pytest.approx(T0)
     assert slots.take("search#client#a", 1.0, T0, T0 + 60) == pytest.approx(T0)
@@ -102,6 +110,7 @@ def test_a_grant_costs_one_conditional_write_per_queue_when_the_guess_is_right(d
 
 def test_the_limiter_over_dynamodb_paces_a_client_at_its_share(dynamodb: Any):
     # Given the deployment's limiter over the table, 4 searches a second, a quarter for each client
+    # (after a burst of CLIENT_BURST calls)
     now = [T0]
     limiter = SlotLimiter(
         DynamoDbSlots(fresh_table(dynamodb), client=dynamodb),
@@ -114,5 +123,5 @@ def test_the_limiter_over_dynamodb_paces_a_client_at_its_share(dynamodb: Any):
         assert limiter.acquire("search", "client-a", deadline=T0 + 60)
         granted.append(now[0] - T0)
     assert limiter.acquire("search", "client-b", deadline=T0 + 60)
-    assert granted == pytest.approx([0.0, 1.0, 2.0])
-    assert now[0] - T0 == pytest.approx(2.25)
+    assert granted == pytest.approx([0.0, 0.25, 0.5])  # within the client's burst: the provider's pace
+    assert now[0] - T0 == pytest.approx(0.75)

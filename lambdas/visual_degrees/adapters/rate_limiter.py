@@ -23,13 +23,18 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 PROVIDERS = ("search", "recognition", "llm")
+# Calls one client may make at once before its share of the rate spaces them (the images of one
+# search are recognised together).
+CLIENT_BURST = 5
 STALE_SECONDS = 60.0  # an in-process queue idle this long is forgotten (it would grant at once anyway)
 
 
 class SlotStore(Protocol):
-    def take(self, key: str, interval: float, now: float, latest: float) -> float | None:
-        """Take the next free slot of queue `key` (slots `interval` seconds apart, none before
-        `now`): its time. None, and nothing taken, when that slot comes after `latest`."""
+    def take(self, key: str, interval: float, now: float, latest: float, ahead: float = 0.0) -> float | None:
+        """Take the next free slot of queue `key`: slots are `interval` seconds apart and none is
+        before `now`, but a caller may go up to `ahead` seconds before its slot (a burst: a queue
+        idle a while lets that many calls go at once). Its time; None, and nothing taken, when it
+        comes after `latest`."""
         ...
 
 
@@ -70,8 +75,9 @@ class SlotLimiter:
 
     def turn(self, provider: str, client: str, now: float, deadline: float) -> float | None:
         """When `client` may queue for `provider` (its own queue's next slot), or None by `deadline`."""
-        rate = self.rates.per_second[provider] * self.rates.client_share
-        return self._store.take(f"{provider}#client#{client}", 1.0 / rate, now, deadline)
+        interval = 1.0 / (self.rates.per_second[provider] * self.rates.client_share)
+        ahead = (CLIENT_BURST - 1) * interval
+        return self._store.take(f"{provider}#client#{client}", interval, now, deadline, ahead)
 
     def slot(self, provider: str, now: float, deadline: float) -> float | None:
         """When a call to `provider` may go (the provider's queue's next slot), or None by `deadline`."""
@@ -103,12 +109,13 @@ class InProcessSlots:
         self._next: dict[str, float] = {}
         self._lock = threading.Lock()
 
-    def take(self, key: str, interval: float, now: float, latest: float) -> float | None:
+    def take(self, key: str, interval: float, now: float, latest: float, ahead: float = 0.0) -> float | None:
         with self._lock:
-            at = max(self._next.get(key, now), now)
+            due = max(self._next.get(key, now), now)
+            at = max(due - ahead, now)
             if at > latest:
                 return None
-            self._next[key] = at + interval
+            self._next[key] = due + interval
             if len(self._next) > 1024:  # clients come and go: drop the queues long idle
                 self._next = {k: v for k, v in self._next.items() if v > now - STALE_SECONDS}
             return at

@@ -7,7 +7,7 @@ import itertools
 
 import pytest
 
-from visual_degrees.adapters.rate_limiter import InProcessSlots, Rates, SlotLimiter
+from visual_degrees.adapters.rate_limiter import CLIENT_BURST, InProcessSlots, Rates, SlotLimiter
 
 START = 1_767_225_600.0
 
@@ -46,19 +46,27 @@ def test_calls_to_a_provider_are_spaced_one_over_its_rate():
     assert granted_at == pytest.approx([0.0, 0.25, 0.5, 0.75, 1.0])
 
 
-def test_one_clients_calls_are_spaced_by_its_share_of_the_rate():
+def test_one_clients_calls_go_in_a_burst_and_then_at_its_share_of_the_rate():
     # Given search paced at 4 calls a second, a client allowed a quarter of it
     time = FakeTime()
     paced = limiter(time, search=4.0, share=0.25)
-    # When that client makes three calls in a row, and another client one
+    # When that client makes eight calls in a row
     mine = []
-    for _ in range(3):
+    for _ in range(8):
         assert paced.acquire("search", "c1", deadline=START + 60)
         mine.append(time.now() - START)
-    # Then its calls go a second apart (one a second is its share)
-    assert mine == pytest.approx([0.0, 1.0, 2.0])
+    # Then its first CLIENT_BURST go at the provider's pace, the rest one a second (its share)
+    assert CLIENT_BURST == 5
+    assert mine == pytest.approx([0.0, 0.25, 0.5, 0.75, 1.0, 1.25, 2.0, 3.0])
+    # And another client's call goes at the provider's next slot
     assert paced.acquire("search", "c2", deadline=START + 60)
-    assert time.now() - START == pytest.approx(2.25)
+    assert time.now() - START == pytest.approx(3.25)
+
+
+def test_a_burst_lets_calls_go_before_their_slot_up_to_what_it_allows():
+    slots = InProcessSlots()
+    taken = [slots.take("q", 1.0, START, START + 60, ahead=2.0) for _ in range(5)]
+    assert taken == pytest.approx([START, START, START, START + 1, START + 2])
 
 
 def test_an_idle_queue_grants_at_once_and_builds_no_credit():
@@ -149,29 +157,33 @@ def test_a_light_client_is_not_starved_by_a_heavy_one():
     # When a light client asks for one call at 1 s and another at 10 s
     calls = [*heavy, (1.0, "light"), (10.0, "light")]
     granted = simulate(paced, calls, deadline=START + 3600)
-    # Then each light call goes within one interval of the provider's rate
-    assert granted[60] - 1.0 <= 1 / 3 + 1e-9
+    # Then the first light call waits at most behind the heavy client's opening burst, and once
+    # the heavy client goes at its share, a light call waits at most one interval of the rate
+    assert granted[60] - 1.0 <= (CLIENT_BURST + 1) / 3 + 1e-9
     assert granted[61] - 10.0 <= 1 / 3 + 1e-9
-    # And the heavy client's calls go at its share of the rate, no faster
+    # And after its burst the heavy client's calls go at its share of the rate, no faster
     heavy_times = sorted(granted[i] for i in range(60))
-    assert heavy_times[-1] == pytest.approx(59 / 0.75, abs=1 / 3)
+    assert heavy_times[-1] == pytest.approx((59 - (CLIENT_BURST - 1)) / 0.75, abs=1 / 3)
 
 
-def test_a_client_alone_gets_its_share_of_the_rate_and_no_more():
+def test_a_client_alone_gets_its_share_of_the_rate_after_its_burst():
     paced = limiter(FakeTime(), search=3.0, share=0.25)
-    granted = simulate(paced, [(0.0, "heavy")] * 10, deadline=START + 3600)
-    assert sorted(granted.values()) == pytest.approx([i / 0.75 for i in range(10)])
+    granted = sorted(simulate(paced, [(0.0, "heavy")] * 12, deadline=START + 3600).values())
+    # Its burst goes at the provider's pace, then its calls are spaced by its share (0.75 a second)
+    assert granted[:CLIENT_BURST] == pytest.approx([i / 3 for i in range(CLIENT_BURST)])
+    gaps = [later - earlier for earlier, later in itertools.pairwise(granted[CLIENT_BURST + 1 :])]
+    assert gaps == pytest.approx([1 / 0.75] * len(gaps))
 
 
-def test_at_a_full_share_one_client_may_use_the_whole_rate_and_a_newcomer_waits_one_interval():
+def test_at_a_full_share_one_client_may_use_the_whole_rate_and_a_newcomer_waits_briefly():
     # Given clients allowed the whole rate, and one of them with 60 calls waiting
     paced = limiter(FakeTime(), search=3.0, share=1.0)
     # When another client asks for one call at 1 s
     granted = simulate(paced, [*[(0.0, "heavy")] * 60, (1.0, "light")], deadline=START + 3600)
-    # Then the heavy client's calls go at the whole rate, and the newcomer's within two intervals:
-    # one client's many calls queue as one
+    # Then the heavy client's calls go at the whole rate, and the newcomer's after at most its
+    # burst and one more: one client's many calls queue as one
     assert sorted(granted[i] for i in range(60))[:4] == pytest.approx([0.0, 1 / 3, 2 / 3, 1.0])
-    assert granted[60] - 1.0 <= 2 / 3 + 1e-9
+    assert granted[60] - 1.0 <= (CLIENT_BURST + 1) / 3 + 1e-9
 
 
 def test_many_light_clients_share_the_rate_first_come_first_served():

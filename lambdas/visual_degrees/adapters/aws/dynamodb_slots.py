@@ -4,10 +4,10 @@ of adapters/rate_limiter.py).
 One item per queue (`limiter#<queue>` / `slots`) holds `nextAt`, the epoch time of the queue's next
 free slot, and is moved only by conditional updates, so concurrent callers on any machine each take
 a different slot and nobody reads first:
-- the queue is busy (`now <= nextAt <= latest`): `SET nextAt = nextAt + interval`, the slot is the
-  old `nextAt`;
+- the queue is busy (`now <= nextAt <= latest + ahead`): `SET nextAt = nextAt + interval`, the
+  slot is the old `nextAt` less `ahead` (a burst), not before now;
 - the queue is idle (no item, or `nextAt < now`): `SET nextAt = now + interval`, the slot is now;
-- `nextAt > latest`: nothing is taken (the refused update's old item says so).
+- `nextAt > latest + ahead`: nothing is taken (the refused update's old item says so).
 A grant costs one write (two when the first guess of busy or idle was wrong); see docs/operators.md.
 Items expire an hour after their last use (TTL), so queues of clients long gone disappear.
 """
@@ -39,26 +39,26 @@ class DynamoDbSlots:
         self._seen: dict[str, float] = {}  # each queue's nextAt as last seen: the first guess
         self._lock = threading.Lock()
 
-    def take(self, key: str, interval: float, now: float, latest: float) -> float | None:
+    def take(self, key: str, interval: float, now: float, latest: float, ahead: float = 0.0) -> float | None:
         with self._lock:
             busy = self._seen.get(key, 0.0) >= now
         for _ in range(MAX_ATTEMPTS):
             try:
-                slot = (
-                    self._busy_slot(key, interval, now, latest)
-                    if busy
-                    else self._idle_slot(key, interval, now)
-                )
+                if busy:
+                    due = self._busy_slot(key, interval, now, latest + ahead)
+                    slot = max(due - ahead, now)
+                else:
+                    slot = due = self._idle_slot(key, interval, now)
             except ClientError as err:
                 if error_code(err) != "ConditionalCheckFailedException":
                     raise domain_error(err, "DynamoDB", "update_item") from None
                 seen = _next_at(err.response.get("Item"))
                 self._remember(key, seen or 0.0)
-                if seen is not None and seen > latest:
+                if seen is not None and seen > latest + ahead:
                     return None
                 busy = seen is not None and seen >= now
                 continue
-            self._remember(key, slot + interval)
+            self._remember(key, due + interval)
             return slot
         raise TransientProviderError(f"rate-limiter queue {key!r} kept changing under concurrent callers")
 
