@@ -6,6 +6,7 @@ by the shared limiter, the planner the sandbox's simulated one. Pairs are famous
 most credited people of the world.
 
     python scripts/quota_bench.py runs       # (a) 40 runs at once, and the same pairs alone
+    python scripts/quota_bench.py together --pace-at 0.9   # only the 40 at once, paced under the quotas
     python scripts/quota_bench.py serve      # (b) the same through `serve`, 40 WebSocket clients
     python scripts/quota_bench.py fairness   # (c) one client's 20 max-budget runs beside 20 clients
     python scripts/quota_bench.py all --json docs/benchmarks/quotas.json
@@ -304,7 +305,7 @@ def run_served(bench: Bench, pairs: list[tuple[str, str]], label: str) -> Phase:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("mode", choices=("runs", "serve", "fairness", "all"))
+    parser.add_argument("mode", choices=("runs", "together", "serve", "fairness", "all"))
     parser.add_argument("--world", type=Path, default=DEFAULT_WORLD, help="a world file (default: cast.G)")
     parser.add_argument("--pairs", type=int, default=40, help="famous pairs run at once (default 40)")
     parser.add_argument("--searches-per-second", type=float, default=3.0, help="the provider's search quota")
@@ -320,6 +321,9 @@ def main() -> None:
     )
     parser.add_argument(
         "--arrival", type=float, default=1.0, help="fairness: seconds between the single-run clients"
+    )
+    parser.add_argument(
+        "--pace-at", type=float, default=1.0, help="pace at this share of the quotas (default 1: at them)"
     )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", type=Path, help="also write the figures here")
@@ -337,13 +341,12 @@ def main() -> None:
     share = args.client_share if args.client_share is not None else CLIENT_RATE_SHARE
     web = PhotoWeb(load_world(args.world), args.seed)
     pairs = famous_pairs(web, args.pairs, args.seed)
-    rates = Rates(
-        {"search": args.searches_per_second, "recognition": args.recognitions_per_second, "llm": LLM_RPS},
-        client_share=share,
-    )
+    paced = {"search": args.searches_per_second, "recognition": args.recognitions_per_second}
+    rates = Rates({**{k: v * args.pace_at for k, v in paced.items()}, "llm": LLM_RPS}, client_share=share)
     print(
         f"world {args.world.name}, {len(pairs)} famous pairs, quotas {args.searches_per_second:g} searches/s "
-        f"and {args.recognitions_per_second:g} recognitions/s, paced at them, client share {share:g}, "
+        f"and {args.recognitions_per_second:g} recognitions/s, paced at {args.pace_at:.0%} of them, "
+        f"client share {share:g}, "
         f"provider latency x{args.latency_scale:g}"
     )
     figures: list[dict[str, Any]] = []
@@ -370,7 +373,7 @@ def main() -> None:
         if args.mode in ("runs", "all", "fairness"):
             first = pairs if args.mode != "fairness" else pairs[:20]
             alone = record(run_alone(bench(), first, "each pair alone"))
-        if args.mode in ("runs", "all"):
+        if args.mode in ("runs", "together", "all"):
             starts = [Start(f"client-{i}", a, b) for i, (a, b) in enumerate(pairs)]
             record(run_together(bench(), starts, f"{len(pairs)} runs at once, one client each"))
         if args.mode in ("serve", "all"):
