@@ -70,6 +70,8 @@ def assert_clean(aws, logs, *, connection_id: str = "conn-1") -> None:
         # Issue 9.8: nesting that would exhaust the parser, and values of the wrong JSON type.
         ("$default", "[" * 50_000, INVALID_JSON),
         ("$default", '{"action": "getRun", "runId": ' + "[" * 50_000, INVALID_JSON),
+        # Issue 17: a string that never closes, full of escaped quotes (it took the route seconds)
+        ("$default", "[" * 40 + '"' + '\\"' * 20_000, INVALID_JSON),
         ("startRun", {**START, "options": {"maxHops": True}}, INVALID_INPUT),
         ("startRun", {**START, "options": {"maxHops": "3"}}, INVALID_INPUT),
         ("startRun", {**START, "options": {"budgets": {"searches": "5"}}}, INVALID_INPUT),

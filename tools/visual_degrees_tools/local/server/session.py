@@ -140,10 +140,17 @@ class Session:
             self.outbox.push_json(error_reply(RATE_LIMITED, "too many messages; slow down"))
             return
         action: str | None = None
-        try:
+
+        def answer() -> None:
+            # Parsed in the I/O thread too: a frame up to the size limit is linear work, but the loop
+            # serves every connection and never waits on one client's frame.
+            nonlocal action
             message = parse_message(frame)
             action = message.action
-            await self._offload(lambda: self._api.handle(self.caller, message))
+            self._api.handle(self.caller, message)
+
+        try:
+            await self._offload(answer)
         except Exception as exc:
             if not isinstance(exc, VisualDegreesError):
                 log.exception("message failed", extra={"connection": self.id, "action": action})
