@@ -57,7 +57,10 @@ def names_in_title(title: str) -> tuple[str, ...]:
     found: list[str] = []
     for part in parts:
         run: list[str] = []
-        for token in _TOKEN.findall(part):
+        for match in _TOKEN.finditer(part):
+            if len(found) >= MAX_NAMES:
+                return tuple(found)  # enough: a title naming thousands is read no further
+            token = match.group()
             low = token.lower()
             if token in _SEPARATORS or low in _CONNECTORS:
                 _close(run, found)
@@ -146,7 +149,9 @@ def event_in_title(title: str) -> str | None:
     text = head if colon and "(" not in tail else title
     for start in _EVENT_START:
         for match in start.finditer(text):
-            event = dated_event(text[match.end() :])
+            # An event is at most MAX_EVENT_LENGTH characters: read no further for its year, or a
+            # title saying "at the" thousands of times would be read to its end thousands of times.
+            event = dated_event(text[match.end() : match.end() + MAX_EVENT_LENGTH + 1])
             if event:
                 return event
     return None

@@ -358,6 +358,8 @@ def _parse_json_lines(text: str, builder: _Builder) -> None:
             raw = json.loads(line)
         except json.JSONDecodeError as exc:
             raise WorldFileError(f"{where}: malformed JSON ({exc.msg} at column {exc.colno})") from None
+        except RecursionError:
+            raise WorldFileError(f"{where}: malformed JSON (nested too deep)") from None
         if not isinstance(raw, dict):
             raise WorldFileError(f'{where}: expected an object {{"title": ..., "people": [...]}}')
         try:
