@@ -13,6 +13,7 @@ import re
 from functools import lru_cache
 
 from visual_degrees.domain.names import name_key
+from visual_degrees.domain.shown_text import link_in
 
 MAX_NAMES = 12  # names read from one title
 MAX_NAME_WORDS = 6
@@ -82,7 +83,7 @@ def _close(run: list[str], found: list[str]) -> None:
         run.pop()
     if run and len(run) <= MAX_NAME_WORDS and (len(run) > 1 or len(run[0].strip("'’")) > 2):
         name = " ".join(run)
-        if name not in found:
+        if name not in found and link_in(name) is None:  # "Evil.ru" is no one (domain/shown_text.py)
             found.append(name)
     run.clear()
 
