@@ -9,6 +9,7 @@ from pydantic import (
     ConfigDict,
     Field,
     SerializerFunctionWrapHandler,
+    field_validator,
     model_serializer,
     model_validator,
 )
@@ -40,10 +41,20 @@ class Person(Model):
 # ---- what the providers return -------------------------------------------------------------
 
 
+# A title longer than this is cut: agency captions run to a few hundred characters, and a title is
+# stored with every page read and read for names, so one from a hostile page must stay small.
+MAX_TITLE_CHARS = 600
+
+
 class ImageHit(Model):
     image_url: str
     page_url: str = ""
     title: str = ""
+
+    @field_validator("title")
+    @classmethod
+    def _cut(cls, title: str) -> str:
+        return title[:MAX_TITLE_CHARS]
 
 
 class FetchedImage(Model):

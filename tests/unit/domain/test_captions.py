@@ -13,6 +13,7 @@ from visual_degrees.domain.captions import (
     same_event,
     shows_unnamed,
 )
+from visual_degrees.domain.models import MAX_TITLE_CHARS, ImageHit
 
 
 @pytest.mark.parametrize(
@@ -124,3 +125,11 @@ def test_a_title_naming_thousands_yields_its_first_names_only():
     title = ", ".join(people) + " at the premiere of Apollo 13 (1995)"
     # Then the first MAX_NAMES of them are read, in order
     assert names_in_title(title) == tuple(people[:MAX_NAMES])
+
+
+def test_a_search_hit_keeps_only_the_start_of_an_endless_title():
+    # Given a result whose page title runs to 100 KB (a hostile page)
+    hit = ImageHit(image_url="https://example.org/a.jpg", title="Kevin Bacon, Tom Hanks, " * 4_000)
+    # Then the hit keeps the title's start, which still names who is in it
+    assert len(hit.title) == MAX_TITLE_CHARS
+    assert names_in_title(hit.title)[:2] == ("Kevin Bacon", "Tom Hanks")

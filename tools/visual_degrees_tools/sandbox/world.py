@@ -227,11 +227,12 @@ class World:
         near = {other for event in events[person] for other in members[event]}
         bridges: Counter[int] = Counter()
         small = [e for e in events[person] if largest is None or len(members[e]) <= largest]
+        shared = set(events[person])  # everyone in them is near already: never read them again
         for middle in {other for event in small for other in members[event]} - {person}:
             onward = {
                 other
                 for event in events[middle]
-                if largest is None or len(members[event]) <= largest
+                if event not in shared and (largest is None or len(members[event]) <= largest)
                 for other in members[event]
             }
             bridges.update(onward - near)
