@@ -96,7 +96,11 @@ def _either(names: list[str]) -> str:
 
 
 def live_environment(settings: Settings | None = None) -> Callable[[str], RunEnvironment]:
-    """The live providers from settings (VD_* variables, a config file, or the deployment secret)."""
+    """The live providers from settings (VD_* variables, a config file, or the deployment secret).
+    ConfigurationError, naming the extra to install, on an install without it."""
+    from visual_degrees_tools.extras import require_extra
+
+    require_extra("live", "--providers live")
     from visual_degrees.adapters.live.providers import build_live_providers
     from visual_degrees.config import load_settings
 
