@@ -86,6 +86,25 @@ def test_options_of_the_wrong_json_type_are_refused_not_coerced(
         assert client.start(A, B, maxHops=3, budgets={"searches": 10})["type"] == "runAccepted"
 
 
+@pytest.mark.parametrize(
+    ("budgets", "field"),
+    [
+        ({"searches": 0}, "options.budgets.searches must be at least 1"),
+        ({"recognitions": 0}, "options.budgets.recognitions must be at least 1"),
+        ({"runtimeSeconds": 0.5}, "options.budgets.runtimeSeconds must be at least 5 seconds"),
+    ],
+)
+def test_budgets_a_run_cannot_start_with_are_refused(
+    tmp_path: Path, budgets: dict[str, float], field: str
+) -> None:
+    with running_server(tmp_path) as srv, WsClient(srv.ws_url) as client:
+        # When a client asks for a run with no search (or recognition, or time) for its first step
+        reply = client.start(A, B, budgets=budgets)
+        # Then it is refused, naming the field, and no run is started
+        assert (reply["type"], reply["code"], reply["action"]) == ("error", "invalid_input", "startRun")
+        assert field in reply["message"]
+
+
 def test_deep_nesting_is_invalid_json_and_logs_no_traceback(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
