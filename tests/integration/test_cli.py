@@ -265,3 +265,9 @@ def test_only_a_run_that_ran_out_of_budget_is_continued(state_dir, capsys):
     assert "no run '20260101T000000-000000'" in capsys.readouterr().err
     assert main(["run"]) == 2
     assert "name two people, A and B (or continue a run: --continue RUN_ID)" in capsys.readouterr().err
+
+
+def test_serve_refuses_an_unsent_bytes_cap_below_one_frame(state_dir, capsys):
+    assert main(["serve", "--max-unsent-bytes", "1000"]) == 2
+    assert "--max-unsent-bytes must be at least 131072 (one frame)" in capsys.readouterr().err
+    assert not state_dir.exists()
