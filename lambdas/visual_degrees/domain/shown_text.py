@@ -7,7 +7,7 @@ dots are written (NFKC first, then every dot a browser reads as one: `．` `。`
 - a URL scheme (`https://`, `ftp:/`) or `www.`;
 - a host name: a letter or digit, a dot, then a label that could end a host (two or more letters, an
   IDN label like `рф` or `中国`, or punycode `xn--…`): `evil.ru/chain`, `bit.ly/3xYz`, `t.me/x`,
-  `evil.co.uk`; a name like "will.i.am" reads as one too;
+  `evil.co.uk`; a name like "will.i.am" reads as one too; and an IPv4 address;
 - a phone number: seven or more digits with only spaces, dots, dashes or brackets between them (film
   years in brackets and year ranges are not phone numbers: "1917 (2019)", "1995-2001").
 Names and titles keep their dots where no host can hide: "J.J. Abrams", "Robert Downey Jr.",
@@ -26,7 +26,7 @@ import unicodedata
 # `︒` to `。`); the others are kept in case the text skipped NFKC.
 _DOTS = str.maketrans(dict.fromkeys("\u3002\uff0e\uff61\ufe12\ufe52\u2024", "."))
 _SCHEME = re.compile(r"(?<![a-z0-9+.\-])[a-z][a-z0-9+.\-]*+:/|\bwww\.")
-_HOST = re.compile(r"[^\W_]\.(?:xn--|[^\W\d_]{2,}+(?![\w\-]))")
+_HOST = re.compile(r"[^\W_]\.(?:xn--|[^\W\d_]{2,}+(?![\w\-]))|(?<![\d.])\d{1,3}(?:\.\d{1,3}){3}(?![\d.])")
 # Film years, "(1995)" or "(1978 I)", and year ranges, "1995-2001", "1995–98": numbers, not phones.
 _YEARS = re.compile(r"\((?:1[89]|20)\d\d[^()]{0,8}\)|\b(?:1[89]|20)\d\d ?[-–] ?(?:(?:1[89]|20)\d\d|\d\d)\b")
 _PHONE = re.compile(r"\d(?:[\s().\-]{0,3}+\d){6}")

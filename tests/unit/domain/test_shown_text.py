@@ -39,6 +39,7 @@ REFUSED = [
     ("ftp://files", "a web address"),
     ("www.example", "a web address"),
     ("mail me at a@evil.io", "a web address"),
+    ("45.33.2.1/chain", "a web address"),
     ("call +1 (555) 010-4477", "a phone number"),
     ("555 0100 77", "a phone number"),
     ("+44 20 7946 0958", "a phone number"),
