@@ -126,7 +126,11 @@ def either(names: list[str], word: str = "or") -> str:
 
 def live_environment(settings: Settings | None = None) -> Callable[[str], RunEnvironment]:
     """The live providers from settings (VD_* variables, a config file, or the deployment secret),
-    every run's calls paced by one in-process limiter at the settings' rates (VD_SEARCH_RPS…)."""
+    every run's calls paced by one in-process limiter at the settings' rates (VD_SEARCH_RPS…).
+    ConfigurationError, naming the extra to install, on an install without it."""
+    from visual_degrees_tools.extras import require_extra
+
+    require_extra("live", "--providers live")
     from visual_degrees.adapters.live.providers import build_live_providers, pacing_rates
     from visual_degrees.adapters.rate_limiter import in_process_limiter
     from visual_degrees.config import load_settings
