@@ -153,7 +153,9 @@ def test_each_failed_search_is_logged_when_it_fails_naming_the_provider_and_stat
         return real(request)
 
     throttling_web.search.handle = flaky  # type: ignore[method-assign]
-    environment = throttling_web.environment(web, None, retry_attempts=1)
+    # (paced at half the quota, so that no search is refused for its rate: only the 503 fails)
+    limiter = in_process_limiter(Rates({"search": 1, "recognition": 2}, client_share=1))
+    environment = throttling_web.environment(web, limiter, retry_attempts=1)
     runner = LocalRunner(SqliteMemory(tmp_path / "m.sqlite3"), environment)
     # When a run makes its searches
     with caplog.at_level(logging.WARNING, logger="visual_degrees.services.observe"):
