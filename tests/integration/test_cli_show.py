@@ -158,7 +158,8 @@ def test_a_run_made_by_the_server_on_a_world_file_is_shown_and_continued_on_that
     )
     state = tmp_path / "state"
     with running_server(state, sandbox=sandbox_environment(world)) as srv, WsClient(srv.ws_url) as client:
-        run_id = client.start("Kevin Bacon", "Julie Andrews", budgets={"searches": 1, "recognitions": 1})["runId"]
+        least = {"searches": 1, "recognitions": 1}
+        run_id = client.start("Kevin Bacon", "Julie Andrews", budgets=least)["runId"]
         client.until(is_terminal)
     # Then show offers to continue it, or to ask again on that very world
     again = shown(capsys, run_id, "--state-dir", str(state))
