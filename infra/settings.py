@@ -65,6 +65,13 @@ class DeploymentSettings(BaseModel):
         default="amazon.nova-lite-v1:0", alias="bedrockModelId", pattern=r"^[a-z0-9.:-]{3,100}$"
     )
 
+    # Pacing: calls a second to each provider, shared by every run (unset: the provider's documented
+    # default quota, docs/operators.md), and the most of each rate one client's runs may take.
+    search_rps: float | None = Field(default=None, gt=0, le=10_000, alias="searchRps")
+    recognition_rps: float | None = Field(default=None, gt=0, le=10_000, alias="recognitionRps")
+    llm_rps: float | None = Field(default=None, gt=0, le=10_000, alias="llmRps")
+    client_rate_share: float | None = Field(default=None, gt=0, le=1, alias="clientRateShare")
+
     # Runs.
     run_defaults: RunOptions = Field(default_factory=RunOptions, alias="runDefaults")
     # The most one startRun may ask for; above it the request is refused (above_ceiling).

@@ -26,11 +26,15 @@ from infra.nag import acknowledge, acknowledge_wildcard
 from infra.settings import DeploymentSettings
 from visual_degrees.constants import (
     ENV_BEDROCK_MODEL_ID,
+    ENV_CLIENT_RATE_SHARE,
+    ENV_LLM_RPS,
     ENV_MAX_ACTIVE_RUNS,
     ENV_PLANNER,
+    ENV_RECOGNITION_RPS,
     ENV_RUN_CEILINGS,
     ENV_RUN_DEFAULTS,
     ENV_SEARCH_ENGINE,
+    ENV_SEARCH_RPS,
     ENV_SECRET_ARN,
     ENV_STATE_MACHINE_ARN,
     ENV_TABLE_NAME,
@@ -144,9 +148,17 @@ class VisualDegreesStack(Stack):
 
     def _provider_keys(self, function: lambda_.Function) -> dict[str, str]:
         self.secrets.provider_keys.grant_read(function)
+        pacing = {
+            ENV_SEARCH_RPS: self.settings.search_rps,
+            ENV_RECOGNITION_RPS: self.settings.recognition_rps,
+            ENV_LLM_RPS: self.settings.llm_rps,
+            ENV_CLIENT_RATE_SHARE: self.settings.client_rate_share,
+        }
         return {
             ENV_SECRET_ARN: self.secrets.provider_keys.secret_arn,
             ENV_SEARCH_ENGINE: self.settings.search_engine,
+            # Unset: the runtime paces at each provider's documented default quota.
+            **{name: f"{value:g}" for name, value in pacing.items() if value is not None},
         }
 
     def _client_tokens(self, function: lambda_.Function) -> dict[str, str]:

@@ -19,7 +19,14 @@ from tests.infrastructure.queries import (
     statements_with_action,
 )
 from tests.support.cdk_template import Synthesis, synthesis
-from visual_degrees.constants import ENV_RUN_CEILINGS
+from visual_degrees.config import Settings
+from visual_degrees.constants import (
+    ENV_CLIENT_RATE_SHARE,
+    ENV_LLM_RPS,
+    ENV_RECOGNITION_RPS,
+    ENV_RUN_CEILINGS,
+    ENV_SEARCH_RPS,
+)
 
 pytestmark = pytest.mark.cdk
 
@@ -33,6 +40,9 @@ VARIANT = {
     "bundleLayer": False,
     "region": "eu-west-1",
     "runCeilings": '{"maxHops": 6, "budgets": {"searches": 40, "runtimeSeconds": 300}}',
+    "searchRps": "3",
+    "recognitionRps": "10",
+    "clientRateShare": "0.5",
 }
 
 
@@ -156,3 +166,27 @@ def test_the_operators_ceilings_reach_the_start_run_function_only(variant: Synth
             }
         else:
             assert ENV_RUN_CEILINGS not in env, spec.module
+
+
+PACING = (ENV_SEARCH_RPS, ENV_RECOGNITION_RPS, ENV_LLM_RPS, ENV_CLIENT_RATE_SHARE)
+
+
+def test_pacing_rates_reach_every_function_that_calls_a_provider(variant: Synthesis) -> None:
+    # Given -c searchRps=3 -c recognitionRps=10 -c clientRateShare=0.5 (llmRps left unset)
+    for spec in handler_table():
+        env = function_for(variant.template, spec.module)[1]["Environment"]["Variables"]
+        if Need.PROVIDER_KEYS in spec.needs:
+            # Then every function that calls providers paces at them, in the runtime's own variables
+            assert {name: env.get(name) for name in PACING} == {
+                ENV_SEARCH_RPS: "3",
+                ENV_RECOGNITION_RPS: "10",
+                ENV_LLM_RPS: None,  # unset: the provider's documented default, decided at runtime
+                ENV_CLIENT_RATE_SHARE: "0.5",
+            }
+        else:
+            assert not set(PACING) & set(env), spec.module
+
+
+def test_the_pacing_variables_are_the_ones_the_runtime_reads() -> None:
+    fields = ("search_rps", "recognition_rps", "llm_rps", "client_rate_share")
+    assert tuple(Settings.env_name(field) for field in fields) == PACING

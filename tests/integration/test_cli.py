@@ -53,6 +53,9 @@ def test_an_honest_no_path_exits_3(state_dir, capsys):
         ([A, B, "--threshold", "40"], "error: --threshold must be between 50 and 100\n"),
         ([A, B, "--budget-runtime", "0"], "--budget-runtime must be more than 0 and at most 3600 seconds"),
         ([A, B, "--budget-runtime", "nan"], "'nan' is not a finite number"),
+        ([A, B, "--budget-searches", "0"], "--budget-searches must be at least 1 to start a run"),
+        ([A, B, "--budget-recognitions", "0"], "--budget-recognitions must be at least 1 to start a run"),
+        ([A, B, "--budget-runtime", "2"], "--budget-runtime must be at least 5 seconds to start a run"),
         ([A, B, "--world", "/no/such/world.txt"], "no such file"),
         ([A, B, "--faults", "gremlins=0.5"], "unknown fault 'gremlins'"),
     ],
@@ -262,3 +265,9 @@ def test_only_a_run_that_ran_out_of_budget_is_continued(state_dir, capsys):
     assert "no run '20260101T000000-000000'" in capsys.readouterr().err
     assert main(["run"]) == 2
     assert "name two people, A and B (or continue a run: --continue RUN_ID)" in capsys.readouterr().err
+
+
+def test_serve_refuses_an_unsent_bytes_cap_below_one_frame(state_dir, capsys):
+    assert main(["serve", "--max-unsent-bytes", "1000"]) == 2
+    assert "--max-unsent-bytes must be at least 131072 (one frame)" in capsys.readouterr().err
+    assert not state_dir.exists()

@@ -18,7 +18,7 @@ from typing import Any
 from pydantic import Field
 
 from visual_degrees.domain.errors import InvalidInput
-from visual_degrees.domain.models import Budgets, Model, RunOptions
+from visual_degrees.domain.models import START_MINIMUM, Budgets, Model, RunOptions
 
 ABOVE_CEILING = "above_ceiling"
 _DEFAULT = Budgets()
@@ -37,11 +37,19 @@ class AboveCeiling(InvalidInput):
             self.details = MappingProxyType(details)
 
 
+def _least(field: str) -> float:
+    return START_MINIMUM[field][0]
+
+
 class BudgetCeilings(Model):
-    searches: int = Field(default=HEADROOM * _DEFAULT.searches, ge=0, le=10_000)
-    recognitions: int = Field(default=HEADROOM * _DEFAULT.recognitions, ge=0, le=100_000)
+    """At least what a run needs to start (START_MINIMUM): below, no request could be served."""
+
+    searches: int = Field(default=HEADROOM * _DEFAULT.searches, ge=_least("searches"), le=10_000)
+    recognitions: int = Field(default=HEADROOM * _DEFAULT.recognitions, ge=_least("recognitions"), le=100_000)
     llm_calls: int = Field(default=HEADROOM * _DEFAULT.llm_calls, ge=0, le=1_000)
-    runtime_seconds: float = Field(default=HEADROOM * _DEFAULT.runtime_seconds, gt=0, le=3_600)
+    runtime_seconds: float = Field(
+        default=HEADROOM * _DEFAULT.runtime_seconds, ge=_least("runtimeSeconds"), le=3_600
+    )
 
 
 class RunCeilings(Model):

@@ -32,6 +32,13 @@ def stored_ttl(memory: Memory, run_id: str) -> int | None:
     return ttl_of(item.data) if item is not None else None
 
 
+def client_of(memory: Memory, run_id: str) -> str | None:
+    """The client that started the run (None for a run no client started: the CLI's)."""
+    item = memory.get(run_pk(run_id), _SK)
+    client = item.data.get("clientId") if item is not None else None
+    return client if isinstance(client, str) and client else None
+
+
 def _owns(record: dict[str, Any], caller: str, token: str | None) -> bool:
     """The caller started the run, or holds its run token."""
     if record.get("clientId") == caller:

@@ -44,7 +44,7 @@ from visual_degrees.domain.errors import ConditionFailed, RunInProgress, RunNotF
 from visual_degrees.domain.ids import execution_name, new_run_id
 from visual_degrees.domain.models import Budgets, RunOptions, RunState
 from visual_degrees.domain.outcomes import BY_EVENT, FINISHED_STATUSES, TERMINAL_EVENTS, run_status
-from visual_degrees.domain.requests import parse_options, validate_hint, validate_pair
+from visual_degrees.domain.requests import parse_options, require_startable, validate_hint, validate_pair
 from visual_degrees.ports import EventSink, Memory
 from visual_degrees.protocol import (
     AnyMessage,
@@ -226,6 +226,7 @@ class RunsApi:
         None if the caller left first."""
         a, b = validate_pair(message.person_a, message.person_b)
         options = merged_options(self._policy.defaults, message.options)
+        require_startable(options.budgets)
         names = [a.name, b.name]
         if options.via is not None:
             hint = validate_hint(options.via, a, b)

@@ -70,6 +70,8 @@ def assert_clean(aws, logs, *, connection_id: str = "conn-1") -> None:
         # Issue 9.8: nesting that would exhaust the parser, and values of the wrong JSON type.
         ("$default", "[" * 50_000, INVALID_JSON),
         ("$default", '{"action": "getRun", "runId": ' + "[" * 50_000, INVALID_JSON),
+        # Issue 17: a string that never closes, full of escaped quotes (it took the route seconds)
+        ("$default", "[" * 40 + '"' + '\\"' * 20_000, INVALID_JSON),
         ("startRun", {**START, "options": {"maxHops": True}}, INVALID_INPUT),
         ("startRun", {**START, "options": {"maxHops": "3"}}, INVALID_INPUT),
         ("startRun", {**START, "options": {"budgets": {"searches": "5"}}}, INVALID_INPUT),
@@ -81,6 +83,10 @@ def assert_clean(aws, logs, *, connection_id: str = "conn-1") -> None:
             ABOVE_CEILING,
         ),
         ("startRun", {**START, "options": {"budgets": {"runtimeSeconds": 3_600}}}, ABOVE_CEILING),
+        # Issue 17: budgets a run cannot even start with (its first step searches and recognises)
+        ("startRun", {**START, "options": {"budgets": {"searches": 0}}}, INVALID_INPUT),
+        ("startRun", {**START, "options": {"budgets": {"recognitions": 0}}}, INVALID_INPUT),
+        ("startRun", {**START, "options": {"budgets": {"runtimeSeconds": 1}}}, INVALID_INPUT),
         ("subscribe", {"action": "subscribe"}, INVALID_MESSAGE),
         ("subscribe", {"action": "subscribe", "runId": "r1", "fromSeq": 0}, INVALID_MESSAGE),
         ("subscribe", {"action": "subscribe", "runId": "../../etc"}, INVALID_MESSAGE),

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from visual_degrees_tools.bench.metrics import CONTRACT_KEYS, RunRecord, cost_success_curve
+from visual_degrees_tools.extras import install_command
 
 PLOT_FILE = "plot.png"
 # What the figures a reader stops at mean (the table's other rows are named for what they count).
@@ -117,7 +118,7 @@ def markdown(title: str, sections: Sequence[Section], context: dict[str, Any], p
     if plotted:
         lines += [f"![cost vs success and latency]({PLOT_FILE})", "", PLOT_CAPTION, ""]
     else:
-        lines += ["(plot skipped: matplotlib is not installed; `pip install 'visual-degrees[bench]'`)", ""]
+        lines += [f"(plot skipped: matplotlib is not installed; `{install_command('bench')}`)", ""]
     return "\n".join(lines)
 
 

@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from visual_degrees_tools.commands.common import EXIT_FAILED, add_run_options, count, parse_run_options
+from visual_degrees_tools.commands.common import EXIT_FAILED, add_run_options, count, start_options
 
 NAME = "bench"
 HELP = "benchmark a strategy on many pairs, checked against the simulator's ground truth"
@@ -79,7 +79,7 @@ def main(args: argparse.Namespace, state_dir: Path) -> int:
     from visual_degrees_tools.bench.report import progress_printer
     from visual_degrees_tools.local.environments import sandbox_environment
 
-    options = parse_run_options(args)
+    options = start_options(args)
     knobs = parse_knob_changes(args.knobs)
     with_changes(args.strategy, knobs)  # an unknown knob is bad input, before anything is loaded
     started = time.perf_counter()

@@ -17,6 +17,7 @@ from pydantic import BaseModel, ValidationError
 from visual_degrees.domain.errors import InvalidInput
 from visual_degrees.domain.models import Budgets, RunOptions
 from visual_degrees.domain.outcomes import BY_OUTCOME
+from visual_degrees.domain.requests import require_startable
 
 # A run's own endings have their exit codes in domain/outcomes.py (0 path, 3 no_path, 4 cancelled,
 # 1 error); these are the command's own.
@@ -246,6 +247,15 @@ def parse_run_options(args: argparse.Namespace, **extra: Any) -> RunOptions:
             else:
                 problems.append(f"{flag.flag} must be {allowed_range(flag.model, flag.field)}{flag.unit}")
         raise InvalidInput("; ".join(dict.fromkeys(problems))) from None
+
+
+def start_options(args: argparse.Namespace, **extra: Any) -> RunOptions:
+    """parse_run_options for a run to start: also refusing budgets too small for its first step
+    (domain/models.START_MINIMUM), in the command line's words."""
+    options = parse_run_options(args, **extra)
+    flags = {flag.loc[-1]: flag.flag for flag in RUN_FLAGS if flag.loc[0] == "budgets"}
+    require_startable(options.budgets, name=flags.__getitem__)
+    return options
 
 
 def run_options(args: argparse.Namespace, **extra: Any) -> dict[str, Any]:

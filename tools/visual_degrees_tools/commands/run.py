@@ -18,6 +18,7 @@ from visual_degrees_tools.commands.common import (
     budget_options,
     finite,
     parse_run_options,
+    start_options,
     whole,
 )
 
@@ -122,9 +123,7 @@ def _start(args: argparse.Namespace, state_dir: Path) -> int:
     # Everything is checked before the state directory is touched: bad input writes nothing.
     a, b = validate_pair(args.person_a, args.person_b)
     hint = validate_hint(args.via, a, b).name if args.via is not None else None
-    options = parse_run_options(
-        args, imagesPerSearch=args.images_per_search, threshold=args.threshold, via=hint
-    )
+    options = start_options(args, imagesPerSearch=args.images_per_search, threshold=args.threshold, via=hint)
     providers = args.providers or "sandbox"
     recorded: dict[str, Any] = {"providers": providers}
     if providers == "live":

@@ -8,6 +8,7 @@ the benchmarks start every run at the fixed EPOCH instead, so their records neve
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -124,13 +125,22 @@ def either(names: list[str], word: str = "or") -> str:
 
 
 def live_environment(settings: Settings | None = None) -> Callable[[str], RunEnvironment]:
-    """The live providers from settings (VD_* variables, a config file, or the deployment secret)."""
-    from visual_degrees.adapters.live.providers import build_live_providers
+    """The live providers from settings (VD_* variables, a config file, or the deployment secret),
+    every run's calls paced by one in-process limiter at the settings' rates (VD_SEARCH_RPS…).
+    ConfigurationError, naming the extra to install, on an install without it."""
+    from visual_degrees_tools.extras import require_extra
+
+    require_extra("live", "--providers live")
+    from visual_degrees.adapters.live.providers import build_live_providers, pacing_rates
+    from visual_degrees.adapters.rate_limiter import in_process_limiter
     from visual_degrees.config import load_settings
 
-    providers = build_live_providers(settings or load_settings())
+    settings = settings or load_settings()
+    providers = build_live_providers(settings, paced=True)
+    region = os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION")
+    limiter = in_process_limiter(pacing_rates(settings, region))
 
     def environment(run_id: str) -> RunEnvironment:
-        return RunEnvironment(providers=providers, clock=WallClock())
+        return RunEnvironment(providers=providers, clock=WallClock(), limiter=limiter)
 
     return environment

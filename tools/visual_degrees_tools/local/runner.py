@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from visual_degrees.adapters.pacing import paced
 from visual_degrees.constants import STATE_TASKS
 from visual_degrees.domain.costs import DEFAULT_COSTS, CostTable
 from visual_degrees.domain.errors import RunNotFound
@@ -18,8 +19,9 @@ from visual_degrees.domain.ids import execution_name, new_run_id
 from visual_degrees.domain.models import DEFAULT_TTL_SECONDS, RunEvent, RunOptions, RunState
 from visual_degrees.domain.outcomes import BY_EVENT, TERMINAL_EVENTS, Outcome
 from visual_degrees.domain.requests import parse_options, validate_pair
-from visual_degrees.ports import Clock, EventSink, Memory
+from visual_degrees.ports import Clock, EventSink, Memory, RateLimiter
 from visual_degrees.services import continuation
+from visual_degrees.services.call_tickets import call_ticket
 from visual_degrees.services.context import CacheTally, Providers, StepContext
 from visual_degrees.services.event_log import EventLog
 from visual_degrees.services.run_memory import RunControl
@@ -31,7 +33,8 @@ from visual_degrees_tools.local.executions import ExecutionStore
 
 @dataclass
 class RunEnvironment:
-    """What one run runs against: providers bound to a clock, and how waiting and transitions pass."""
+    """What one run runs against: providers bound to a clock, and how waiting and transitions pass.
+    With a `limiter`, the run's paid calls are paced by it (shared by every run of the process)."""
 
     providers: Providers
     clock: Clock
@@ -42,6 +45,7 @@ class RunEnvironment:
     # What the run's execution record keeps to make this photo web again (`run --continue`, `show`'s
     # command to start again): the world file, seed and faults of a sandbox web.
     recorded: dict[str, Any] = field(default_factory=dict)
+    limiter: RateLimiter | None = None
 
 
 @dataclass
@@ -116,8 +120,13 @@ class LocalRunner:
             )
             if resumed_at > env.clock.now():
                 env.sleep(resumed_at - env.clock.now())
+        providers = env.providers
+        if env.limiter is not None:
+            deadline = time.time() + initial.options.budgets.runtime_seconds
+            ticket = call_ticket(self.memory, initial, self._costs, deadline=deadline)
+            providers = paced(providers, env.limiter, ticket)
         ctx = StepContext(
-            providers=env.providers, memory=self.memory, clock=env.clock, sink=sink, costs=self._costs
+            providers=providers, memory=self.memory, clock=env.clock, sink=sink, costs=self._costs
         )
 
         def invoke(resource: str, payload: dict[str, Any]) -> dict[str, Any]:

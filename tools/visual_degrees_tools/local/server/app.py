@@ -45,8 +45,8 @@ from visual_degrees_tools.local.server.http_static import StaticSite, not_found,
 from visual_degrees_tools.local.server.pacing import Pacer
 from visual_degrees_tools.local.server.rate_limit import RateLimits
 from visual_degrees_tools.local.server.recovery import RENEW_SECONDS, InFlight
-from visual_degrees_tools.local.server.runs import LocalExecutions, RunLimits
-from visual_degrees_tools.local.server.session import Session, Sessions
+from visual_degrees_tools.local.server.runs import LocalExecutions, RunLimits, Stopped
+from visual_degrees_tools.local.server.session import OUTBOX_BYTES, Session, Sessions
 
 if TYPE_CHECKING:
     from visual_degrees_tools.local.environments import SandboxEnvironment
@@ -80,6 +80,7 @@ class ServeSettings:
     max_connections: int = 256  # WebSocket connections at once; beyond, 503 before the upgrade
     allowed_hosts: tuple[str, ...] = ()  # Host names served besides the server's own (gate.py)
     io_threads: int = 4
+    outbox_bytes: int = OUTBOX_BYTES  # unsent bytes one connection may hold before it is dropped (1013)
 
 
 @dataclass(frozen=True)
@@ -152,13 +153,13 @@ class LocalServer:
 
     async def serve(
         self, stop: asyncio.Event | None = None, ready: Callable[[Address], None] | None = None
-    ) -> int:
-        """Serve until `stop` is set; then cancel unfinished runs, let them reach a state boundary,
-        flush what clients are owed and close. Returns how many runs were cancelled."""
+    ) -> Stopped:
+        """Serve until `stop` is set; then refuse new runs, cancel unfinished ones, let them reach a
+        state boundary, flush what clients are owed and close. What became of the unfinished runs."""
         settings = self.settings
         stop = stop or asyncio.Event()
         parts = self._compose(asyncio.get_running_loop())
-        cancelled = 0
+        stopped = Stopped()
         keeper: asyncio.Task[None] | None = None
         cap = connection_cap(settings.max_connections)
         loud_again = quiet_accept_errors(parts.loop, self.refusals)
@@ -182,17 +183,25 @@ class LocalServer:
                 if ready is not None:
                     ready(self.address)
                 await stop.wait()
-                cancelled = await self._wind_down(parts)
+                stopped = await self._wind_down(parts)
         finally:
             loud_again()
             if keeper is not None:
                 keeper.cancel()
             if not parts.runs.stopped:  # we are leaving abnormally (cancelled, failed to bind): no orphans
-                cancelled = parts.runs.shutdown()
+                stopped = parts.runs.shutdown()
             parts.inflight.stop()  # every run has ended: nothing is left for a successor to end
-            parts.io.shutdown(wait=True)
-        log.info("server stopped", extra={"cancelledRuns": cancelled})
-        return cancelled
+            # Waited for off the loop: a request still in an I/O thread may need the loop to finish.
+            await parts.loop.run_in_executor(None, parts.io.shutdown)
+        log.info(
+            "server stopped",
+            extra={
+                "cancelledRuns": stopped.cancelled,
+                "finishedRuns": stopped.finished,
+                "refusedRuns": stopped.refused,
+            },
+        )
+        return stopped
 
     def _compose(self, loop: asyncio.AbstractEventLoop) -> _Parts:
         """The protocol's use case over the local adapters, for one `serve`."""
@@ -241,13 +250,15 @@ class LocalServer:
 
     def _connection_handler(self, parts: _Parts) -> Callable[[ServerConnection], Awaitable[None]]:
         async def handler(socket: ServerConnection) -> None:
+            settings = self.settings
             viewing = self._viewers.pop(socket, None)
             session = Session(
                 socket,
                 parts.api,
                 parts.broker,
                 parts.offload,
-                limits=self.settings.rate,
+                limits=settings.rate,
+                outbox_bytes=settings.outbox_bytes,
                 client_id=run_sharing.viewer_id(viewing) if viewing else None,
             )
             parts.sessions.add(session)
@@ -265,16 +276,16 @@ class LocalServer:
 
         return handler
 
-    async def _wind_down(self, parts: _Parts) -> int:
+    async def _wind_down(self, parts: _Parts) -> Stopped:
         """New runs are refused from here on; running ones stop at their next boundary and their
-        `cancelled` events still reach the clients that follow them. How many were cancelled."""
-        cancelled = await parts.loop.run_in_executor(None, parts.runs.shutdown)
+        `cancelled` events still reach the clients that follow them."""
+        stopped = await parts.loop.run_in_executor(None, parts.runs.shutdown)
         for session in list(parts.sessions):
             session.outbox.close(1001, "server shutting down")
         flushes = [asyncio.ensure_future(s.outbox.flushed()) for s in list(parts.sessions)]
         if flushes:
             await asyncio.wait(flushes, timeout=FLUSH_SECONDS)
-        return cancelled
+        return stopped
 
     def _gatekeeper(
         self, site: StaticSite, parts: _Parts, cap: int
