@@ -87,6 +87,7 @@ class VisualDegreesStack(Stack):
             Need.DESCRIBE_RUN: self._describe_run,
             Need.PROVIDER_KEYS: self._provider_keys,
             Need.CLIENT_TOKENS: self._client_tokens,
+            Need.READ_RUN_ACCESS: self._read_run_access,
             Need.RECOGNIZE: self._recognize,
             Need.PLAN: self._plan,
         }
@@ -118,6 +119,10 @@ class VisualDegreesStack(Stack):
 
     def _memory(self, function: lambda_.Function) -> dict[str, str]:
         self.memory.grant_items(function)
+        return {ENV_TABLE_NAME: self.memory.table.table_name}
+
+    def _read_run_access(self, function: lambda_.Function) -> dict[str, str]:
+        self.memory.grant_read_item(function)
         return {ENV_TABLE_NAME: self.memory.table.table_name}
 
     def _push(self, function: lambda_.Function) -> dict[str, str]:

@@ -58,6 +58,8 @@ class Need(enum.Enum):
     DESCRIBE_RUN = "describe_run"  # states:DescribeExecution
     PROVIDER_KEYS = "provider_keys"  # the provider API key secret (VD_SECRET_ARN)
     CLIENT_TOKENS = "client_tokens"  # the client token secret (VD_SECRET_ARN)
+    # GetItem on the run table (VD_TABLE_NAME): the authorizer checks a share token against its run
+    READ_RUN_ACCESS = "read_run_access"
     RECOGNIZE = "recognize"  # rekognition:RecognizeCelebrities
     PLAN = "plan"  # the planner provider (bedrock:InvokeModel when planner=bedrock)
 
@@ -147,7 +149,7 @@ def handler_table() -> tuple[HandlerSpec, ...]:
             AUTHORIZER_MODULE,
             Role.AUTHORIZER,
             AUTHORIZER,
-            frozenset({Need.CLIENT_TOKENS}),
+            frozenset({Need.CLIENT_TOKENS, Need.READ_RUN_ACCESS}),
             "$connect authorizer",
         )
     )

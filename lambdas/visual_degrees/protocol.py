@@ -2,17 +2,19 @@
 
 Client -> server: JSON objects routed on `action` (API Gateway's `$request.body.action`):
     {"action": "startRun", "personA", "personB", "options"?}
-    {"action": "subscribe", "runId", "fromSeq"?, "runToken"?}
+    {"action": "subscribe", "runId", "fromSeq"?, "runToken"?, "shareToken"?}
     {"action": "cancelRun", "runId", "runToken"?}
-    {"action": "getRun", "runId", "runToken"?}
-    {"action": "getGraph", "runId", "runToken"?, "cursor"?}
+    {"action": "getRun", "runId", "runToken"?, "shareToken"?}
+    {"action": "getGraph", "runId", "runToken"?, "shareToken"?, "cursor"?}
     {"action": "continueRun", "runId", "runToken"?, "budgets"?, "via"?}
 Server -> client: run events as stored (`{"runId", "seq", "type", "ts", "data"}`, recognisable by
 `seq`), and replies without `seq`:
-    {"type": "runAccepted", "runId", "runToken", "ceilings"}
+    {"type": "runAccepted", "runId", "runToken", "shareToken", "ceilings"}
                                                          to startRun (the client is subscribed;
-                                                         `ceilings`: the operator's, by option name,
-                                                         bounding the run's total spend)
+                                                         `shareToken`: read-only access to the run,
+                                                         services/run_sharing.py; `ceilings`: the
+                                                         operator's, by option name, bounding the
+                                                         run's total spend)
     {"type": "subscribed", "runId", "fromSeq"}           to subscribe (replay follows, then live)
     {"type": "cancelRequested", "runId"}                 to cancelRun
     {"type": "run", "runId", "status", "personA", "personB", "lastSeq",
@@ -27,8 +29,9 @@ Every message we send fits one frame (MAX_EVENT_BYTES, under API Gateway's 128 K
 carries the chain, its evidence and a bounded graph summary (`graph.truncated` counts what it left
 out); the whole graph is read with getGraph, page by page.
 A connection may use a run it started; any connection holding the run's token may too (so a client
-that reconnects keeps access). An unknown run and another client's run get the same `run_not_found`,
-so run ids cannot be probed.
+that reconnects keeps access). A holder of its share token may only watch and read it (subscribe,
+getRun, getGraph: services/run_sharing.py). An unknown run and another client's run get the same
+`run_not_found`, so run ids cannot be probed.
 """
 
 from __future__ import annotations
@@ -58,6 +61,7 @@ INTERNAL_ERROR = "internal_error"
 # continueRun's refusals (domain/errors.py; above_ceiling is domain/ceilings.py's)
 RUN_IN_PROGRESS = "run_in_progress"
 NOT_CONTINUABLE = "not_continuable"
+READ_ONLY = "read_only"  # a connection a share token opened asked for more than reading its run
 
 ACTIONS = ("startRun", "subscribe", "cancelRun", "getRun", "getGraph", "continueRun")
 # Deeper than any message of the protocol (startRun's options.budgets is 3 levels), far below what
@@ -81,7 +85,8 @@ def _nesting(depth: int) -> re.Pattern[str]:
 
 
 _NESTING = _nesting(MAX_JSON_DEPTH)
-_RUN_ID = Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_.:-]+$")
+RUN_ID_PATTERN = re.compile(r"^[A-Za-z0-9_.:-]{1,64}$")
+_RUN_ID = Field(min_length=1, max_length=64, pattern=RUN_ID_PATTERN.pattern)
 _TOKEN = Field(default=None, min_length=1, max_length=128)
 
 
@@ -116,6 +121,7 @@ class Subscribe(Message):
     run_id: str = _RUN_ID
     from_seq: int = Field(default=1, ge=1)
     run_token: str | None = _TOKEN
+    share_token: str | None = _TOKEN
 
 
 class CancelRun(Message):
@@ -128,12 +134,14 @@ class GetRun(Message):
     action: Literal["getRun"]
     run_id: str = _RUN_ID
     run_token: str | None = _TOKEN
+    share_token: str | None = _TOKEN
 
 
 class GetGraph(Message):
     action: Literal["getGraph"]
     run_id: str = _RUN_ID
     run_token: str | None = _TOKEN
+    share_token: str | None = _TOKEN
     cursor: str | None = Field(default=None, min_length=1, max_length=2048)
 
 
@@ -198,6 +206,11 @@ def nests_within_limit(text: str) -> bool:
         return True  # cannot nest too deep: the common case costs two counts
     brackets = _NOT_BRACKETS.sub("", _STRING.sub("", text)).translate(_ONE_KIND)
     return _NESTING.fullmatch(brackets) is not None
+
+
+def is_run_id(text: object) -> bool:
+    """Whether `text` is shaped like a run id (as every message's `runId` must be)."""
+    return isinstance(text, str) and RUN_ID_PATTERN.fullmatch(text) is not None
 
 
 def error_reply(code: str, message: str, action: str | None = None) -> dict[str, Any]:

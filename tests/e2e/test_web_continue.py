@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.browser import PHONE, artifact, open_page, wait_for_seq
+from tests.e2e.browser import PHONE, artifact, open_page, start_run, wait_for_seq
 from tests.support.ws_server import RunningServer, running_server
 from visual_degrees.domain.ceilings import RunCeilings
 from visual_degrees.services.event_log import EventLog
@@ -35,15 +35,7 @@ def page(tmp_path: Path) -> Iterator[Any]:
 
 
 def start_short_of_searches(page: Any, url: str, *, via: str = "") -> None:
-    page.goto(url)
-    page.wait_for_function("() => window.visualDegrees.connected")
-    page.fill("#person-a", A)
-    page.fill("#person-b", B)
-    page.click(".options summary")
-    page.fill("#opt-searches", "1")
-    if via:
-        page.fill("#opt-via", via)
-    page.click("#start")
+    start_run(page, url, A, B, **{"opt-searches": "1", **({"opt-via": via} if via else {})})
 
 
 @contextmanager
@@ -117,7 +109,8 @@ def test_try_via_reports_whether_the_hint_was_confirmed(tmp_path: Path) -> None:
         page.fill("#try-via", "Dorian Ivesdalle")
         page.click("#continue-via")
         page.wait_for_selector("#did-you-mean:not([hidden]) button")
-        assert "unknown_person" in page.text_content("#error")
+        assert "'Dorian Ivesdalle' is not anyone in this world" in page.text_content("#error")
+        assert "unknown_person" not in page.text_content("#error")
         assert page.text_content("#status") == "Not continued: that name is not in this world."
         page.click("#did-you-mean button")
         assert page.input_value("#try-via") == BRIDGE
@@ -139,13 +132,7 @@ def test_try_via_reports_whether_the_hint_was_confirmed(tmp_path: Path) -> None:
 
 def test_a_hint_on_start_that_is_not_confirmed_says_so(tmp_path: Path, page: Any) -> None:
     with running_server(tmp_path / "state") as srv:
-        page.goto(srv.http_url)
-        page.wait_for_function("() => window.visualDegrees.connected")
-        page.fill("#person-a", A)
-        page.fill("#person-b", B)
-        page.click(".options summary")
-        page.fill("#opt-via", STRANGER)
-        page.click("#start")
+        start_run(page, srv.http_url, A, B, **{"opt-via": STRANGER})
         page.wait_for_selector("#result-hint:not([hidden])")
         hint = page.text_content("#result-hint")
         confirmed = page.get_attribute("#result-hint", "data-confirmed")
@@ -205,13 +192,13 @@ def test_a_continuation_of_a_chosen_size_within_the_ceiling_is_accepted(tmp_path
 
 def test_a_refusal_above_the_ceiling_brings_the_offer_within_it(tmp_path: Path, page: Any) -> None:
     # Given a server allowing three searches a run, a run that spent one, and a page (reloaded) that
-    # believes the ceiling is 100: the ceilings it keeps for the tab are out of date
+    # believes the ceiling is 100: the ceilings this browser keeps with its run are out of date
     with ran_out_under_a_ceiling(tmp_path, page, searches=3) as (_srv, frames, _run_id):
         page.evaluate(
             """() => {
-              const run = JSON.parse(sessionStorage.getItem('vd.run'));
-              run.ceilings.budgets.searches = 100;
-              sessionStorage.setItem('vd.run', JSON.stringify(run));
+              const runs = JSON.parse(localStorage.getItem('vd.runs'));
+              runs[0].ceilings.budgets.searches = 100;
+              localStorage.setItem('vd.runs', JSON.stringify(runs));
             }"""
         )
         page.reload()
@@ -223,7 +210,8 @@ def test_a_refusal_above_the_ceiling_brings_the_offer_within_it(tmp_path: Path, 
         page.wait_for_selector("#error:not([hidden])")
 
         # Then the server's refusal is shown, and the offer is worked out again from what it said
-        assert "above_ceiling" in (page.text_content("#error") or "")
+        refusal = page.text_content("#error") or ""
+        assert "above the operator's ceiling of 3" in refusal and "above_ceiling" not in refusal
         assert page.text_content("#continue-room") == "up to 2 under this server's ceiling"
         assert page.get_attribute("#continue-searches", "max") == "2"
         assert page.text_content("#continue") == "Continue (+1 search)"

@@ -161,7 +161,8 @@ def test_environment_names_exactly_the_resources_a_function_may_use(raw: dict[st
 
     for spec in _specs():
         env = function_for(raw, spec.module)[1]["Environment"]["Variables"]
-        assert (ENV_TABLE_NAME in env) == (Need.MEMORY in spec.needs), spec.module
+        reads_runs = bool(spec.needs & {Need.MEMORY, Need.READ_RUN_ACCESS})
+        assert (ENV_TABLE_NAME in env) == reads_runs, spec.module
         assert (ENV_WEBSOCKET_ENDPOINT in env) == (Need.PUSH in spec.needs), spec.module
         assert (ENV_STATE_MACHINE_ARN in env) == bool(spec.needs & run_needs), spec.module
         if Need.PROVIDER_KEYS in spec.needs:

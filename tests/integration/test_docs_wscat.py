@@ -26,6 +26,7 @@ DOC = Path(__file__).resolve().parents[2] / "docs" / "web.md"
 GUARD_SECONDS = 60.0  # a deadlock guard (a paced run waits up to 30 s at a boundary), never a timing check
 TOKEN = "test-client-token"
 _OBJECT, _ARRAY, _ANY = "\0object", "\0array", "…"
+TOKENS = ("runId", "runToken", "shareToken")  # bound to the real ones on first sight
 SKIP = "…"
 
 
@@ -90,7 +91,7 @@ class Session:
 
     def _substituted(self, text: str) -> str:
         message = json.loads(text)
-        for key in ("runId", "runToken"):
+        for key in TOKENS:
             if key in message:
                 assert message[key] in self.bound, f"{message[key]!r} was never given by the server"
                 message[key] = self.bound[message[key]]
@@ -119,7 +120,7 @@ def _mismatch(doc: Any, got: Any, bound: dict[str, str], *, skipping: bool, key:
         return "" if isinstance(got, dict) else f"{key}: not an object"
     if doc == _ARRAY:
         return "" if isinstance(got, list) else f"{key}: not an array"
-    if key in ("runId", "runToken") and isinstance(doc, str):
+    if key in TOKENS and isinstance(doc, str):
         # one documented value for each real one, both ways
         if any(real == got and shown != doc for shown, real in bound.items()):
             return f"{key}: {got!r} was shown as another value than {doc!r}"

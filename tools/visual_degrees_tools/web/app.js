@@ -7,8 +7,10 @@ import { installContinue } from "./continue.js";
 import { $ } from "./dom.js";
 import { applyView, drawGraph, graphView, installGraphControls } from "./graph.js";
 import { installNameBoxes, loadWorld, world } from "./names.js";
-import { cancelRun, connection, continueRun, refreshControls, resetView, resumeSavedRun, startRun } from "./run.js";
+import { renderMyRuns } from "./my_runs.js";
+import { cancelRun, connection, continueRun, refreshControls, resetView, resumeRun, startRun } from "./run.js";
 import { settings } from "./settings.js";
+import { installShare } from "./share.js";
 import { markDirty, onFrame, page } from "./state.js";
 
 function numberField(id) {
@@ -78,8 +80,10 @@ $("ws-token").value = settings.token;
 installNameBoxes();
 installContinue();
 installGraphControls();
+installShare();
+renderMyRuns();
 resetView("", "");
-resumeSavedRun();
+resumeRun();
 refreshControls();
 connection.connect();
 loadWorld();

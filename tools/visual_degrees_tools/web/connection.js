@@ -1,6 +1,6 @@
 // The WebSocket connection: it reconnects by itself (0.5 s, doubling to 10 s) and hands every message
 // to its handlers; `opened` is where the page resumes the run it follows.
-import { defaultWsUrl, settings } from "./settings.js";
+import { endpoint } from "./settings.js";
 
 export class Connection {
   constructor(handlers) {
@@ -16,7 +16,8 @@ export class Connection {
 
   connect() {
     clearTimeout(this.timer);
-    const base = settings.url || defaultWsUrl();
+    const target = endpoint();
+    const base = target.url;
     if (!base) {
       this.handlers.state("offline", "set the WebSocket URL in the connection settings");
       return;
@@ -29,7 +30,8 @@ export class Connection {
       this.handlers.state("offline", "the WebSocket URL in the settings is not valid");
       return;
     }
-    if (settings.token) url.searchParams.set("token", settings.token);
+    if (target.token) url.searchParams.set("token", target.token);
+    if (target.token && target.run) url.searchParams.set("run", target.run);
     const socket = new WebSocket(url.href);
     this.socket = socket;
     this.handlers.state("connecting", this.attempt ? "reconnecting…" : "connecting…");

@@ -3,7 +3,9 @@
 // and a Try via… field. Nothing is offered that the server would refuse as above_ceiling.
 import { $ } from "./dom.js";
 import { clamp, number, plural } from "./format.js";
+import { showNext } from "./result.js";
 import { page } from "./state.js";
+import { inWords } from "./words.js";
 
 const DEFAULT_SEARCHES = 20; // a run's own searches budget, when its start did not say
 const LIMITS = [
@@ -53,6 +55,7 @@ function chosenSearches(left) {
   return clamp(Number.isFinite(typed) && typed >= 1 ? typed : 1, 1, most);
 }
 
+// Offer to continue; false when nothing can be offered (the run has spent a ceiling).
 export function showContinue(data) {
   const view = page.view;
   view.lastEnding = data;
@@ -63,12 +66,12 @@ export function showContinue(data) {
     // The run has spent what the operator allows one run: nothing a continuation could ask would fit.
     const ceilings = page.run.ceilings.budgets;
     const spent = full.map(([key, one, many]) => `${plural(number(ceilings[key]) ?? 0, one, many)}`);
-    $("continue-why").textContent = `${String(data.why || "")} This run has spent what this server allows ` +
+    $("continue-why").textContent = `${inWords(data.why)} This run has spent what this server allows ` +
       `one run (${spent.join(", ")}), so it cannot go on here; a new run reuses every photo already recognised.`;
     $("continue-actions").hidden = true;
-    return;
+    return false;
   }
-  $("continue-why").textContent = String(data.why || "");
+  $("continue-why").textContent = inWords(data.why);
   $("continue-actions").hidden = false;
   const field = $("continue-searches");
   const own = number((view.ownBudgets || {}).searches) ?? DEFAULT_SEARCHES;
@@ -78,6 +81,7 @@ export function showContinue(data) {
   $("continue-amount").hidden = data.continuable !== true;
   $("continue").hidden = data.continuable !== true;
   labelContinue();
+  return true;
 }
 
 // The button says what it will ask for; the field never keeps a number the server would refuse.
@@ -107,7 +111,7 @@ export function reconsiderContinue(refusal) {
   if (!run || !refusal.ceilings || typeof refusal.ceilings !== "object") return;
   run.ceilings = refusal.ceilings;
   view.spentTold = refusal.spent && typeof refusal.spent === "object" ? refusal.spent : null;
-  if (view.lastEnding) showContinue(view.lastEnding);
+  if (view.lastEnding) showNext(view.lastEndingType || "no_path", view.lastEnding, showContinue(view.lastEnding));
 }
 
 export function hideContinue() {

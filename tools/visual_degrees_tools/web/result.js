@@ -1,9 +1,12 @@
 // The end of a run: the path hop by hop with its photos and confidences, or why there is none, how far
-// each side got, what was spent, and what became of a hint.
+// each side got, what was spent, what became of a hint, and what the user can do next (words.js).
 import { hopCard } from "./cards.js";
 import { $, el, photoUrl, setStatus, sourceLink } from "./dom.js";
 import { pct, plural, segmentsText, usage } from "./format.js";
 import { page } from "./state.js";
+import { ending } from "./words.js";
+
+const OUTCOME = { no_path: "no-path", cancelled: "cancelled", error: "failed" };
 
 export function showFinal(data) {
   const view = page.view;
@@ -12,10 +15,10 @@ export function showFinal(data) {
   view.mergeGraph(data.graph);
   const result = $("result");
   result.dataset.outcome = "path";
+  const said = ending("final", data);
   $("result-title").textContent = view.path.join(" → ");
-  $("result-message").textContent = data.hops === 1
-    ? "1 hop, proven by a photo of both people."
-    : `${data.hops} hops, every one proven by a photo of both people.`;
+  $("result-message").textContent = said.what;
+  $("result-next").textContent = said.next;
   const list = $("path");
   list.replaceChildren();
   for (const edge of Array.isArray(data.edges) ? data.edges : []) {
@@ -36,17 +39,17 @@ export function showFinal(data) {
   setStatus(`Found a chain of ${plural(data.hops, "hop", "hops")}.`);
 }
 
-export function showEnd(title, message, data, outcome) {
+// A run that ended without a path (`no_path`, `cancelled`, `error`); `offered`: the page offers to
+// continue it.
+export function showEnd(type, data, offered) {
   const view = page.view;
   const result = $("result");
-  result.dataset.outcome = outcome;
-  $("result-title").textContent = title;
+  result.dataset.outcome = OUTCOME[type] || "failed";
   view.mergeGraph(data.graph);
-  let reason = data.reason ? String(data.reason).replace(/_/g, " ") : "";
-  if (data.reason === "hop_limit" && typeof data.maxHops === "number") reason += ` (max ${plural(data.maxHops, "hop", "hops")})`;
-  if (data.reason === "budget" && data.exhausted) reason = `the ${String(data.exhausted).replace(/_/g, " ")} budget`;
-  reason = reason ? ` Stopped by: ${reason}.` : "";
-  $("result-message").textContent = message + reason;
+  const said = ending(type, data, { readOnly: Boolean(page.run && page.run.readOnly), offered });
+  $("result-title").textContent = said.title;
+  $("result-message").textContent = said.what;
+  $("result-next").textContent = said.next;
   $("path").replaceChildren();
   const reached = view.addPartialPaths(data);
   $("result-summary").textContent =
@@ -54,7 +57,12 @@ export function showEnd(title, message, data, outcome) {
     segmentsText(data);
   showHint(data.hint);
   result.hidden = false;
-  setStatus(title + ".");
+  setStatus(`${said.title}.`);
+}
+
+// What the user can do next, again: the continuation offered changed (a refusal said the ceilings).
+export function showNext(type, data, offered) {
+  $("result-next").textContent = ending(type, data, { readOnly: Boolean(page.run && page.run.readOnly), offered }).next;
 }
 
 // Whether the run's ending confirmed the user's hint, with the photos that show them (text only).

@@ -1,5 +1,6 @@
 // The run this page follows, over the protocol (lambdas/visual_degrees/protocol.py): starting,
-// continuing and cancelling it, the replies, and its events in `seq` order (resuming after a drop).
+// continuing and cancelling it, the replies, and its events in `seq` order (resuming after a drop);
+// a run named by the page's address (`?run=ID`): one of this browser's, or one shared with it.
 import { Connection } from "./connection.js";
 import { continuationBudgets, hideContinue, reconsiderContinue, showContinue } from "./continue.js";
 import { $, setStatus, showError } from "./dom.js";
@@ -7,13 +8,18 @@ import { number } from "./format.js";
 import { resetGraphView } from "./graph.js";
 import { cardsPage } from "./cards.js";
 import { showDidYouMean } from "./names.js";
+import { knownRun, rememberRun, updateRun } from "./my_runs.js";
 import { showEnd, showFinal, showHint } from "./result.js";
 import { RunView } from "./run_view.js";
-import { saveRun, savedRun } from "./settings.js";
+import { saveRun, savedRun, settings } from "./settings.js";
+import { linkedRun, renderShare, showRunAddress } from "./share.js";
 import { renderSpend } from "./spend.js";
 import { markDirty, page } from "./state.js";
+import { refusal } from "./words.js";
 
 const TERMINAL = new Set(["final", "no_path", "cancelled", "error"]);
+// How each ending is listed under "Your runs".
+const OUTCOMES = { final: "found a chain", no_path: "no chain", cancelled: "cancelled", error: "failed" };
 
 export const connection = new Connection({
   state(state, text) {
@@ -24,7 +30,13 @@ export const connection = new Connection({
     refreshControls();
   },
   opened() {
-    resubscribe();
+    if (page.pendingStart) {
+      const message = page.pendingStart;
+      page.pendingStart = null;
+      if (connection.send(message)) page.starting = true;
+    } else {
+      resubscribe();
+    }
     refreshControls();
   },
   message(msg) {
@@ -53,36 +65,80 @@ export function refreshControls() {
   const { run, starting } = page;
   const online = connection.open;
   const active = Boolean(run && !run.finished);
-  $("start").disabled = online && (starting || active);
-  $("cancel").disabled = !(online && active);
+  const mine = Boolean(run && !run.readOnly);
+  $("start").disabled = online && (starting || (active && mine));
+  $("cancel").disabled = !(online && active && mine);
   const busy = !online || starting || active;
-  $("continue").disabled = busy || !(run && run.continuable);
-  $("continue-via").disabled = busy || !(run && (run.continuable || run.withHint));
+  $("continue").disabled = busy || !(run && mine && run.continuable);
+  $("continue-via").disabled = busy || !(run && mine && (run.continuable || run.withHint));
 }
 
-// A reload: rebuild the view from the run's stored events (fromSeq 1), then follow it live.
-export function resumeSavedRun() {
-  const resumed = savedRun();
-  if (!resumed) return;
-  page.run = {
-    runId: resumed.runId, runToken: resumed.runToken, ceilings: resumed.ceilings, lastSeq: 0, finished: false,
-    resyncing: false,
+// Open the run the page's address names (a link from "Your runs", a share link, a reload), else the
+// one this tab was watching: rebuild the view from its stored events (fromSeq 1), then follow it live.
+export function resumeRun() {
+  const link = linkedRun();
+  if (link) {
+    const mine = knownRun(link.runId);
+    if (mine) {
+      page.run = fresh({ ...mine, readOnly: false });
+      setStatus("Replaying your run…");
+    } else {
+      page.run = fresh({ runId: link.runId, shareToken: link.share, api: link.api, readOnly: true });
+      page.shared = link.share ? { runId: link.runId, token: link.share, api: link.api } : null;
+      setStatus(link.share ? "Replaying a run shared with you…" : "Looking for this run…");
+    }
+  } else {
+    const resumed = savedRun();
+    if (!resumed) return;
+    page.run = fresh({ ...(knownRun(resumed.runId) || {}), ...resumed, readOnly: false });
+    setStatus("Resuming the run this tab was watching…");
+  }
+  $("viewing").hidden = !(page.run.readOnly && page.run.shareToken);
+  renderShare(page.run);
+}
+
+function fresh(run) {
+  return {
+    runId: run.runId, runToken: run.runToken || null, shareToken: run.shareToken || null,
+    ceilings: run.ceilings && typeof run.ceilings === "object" ? run.ceilings : null, api: run.api || "",
+    readOnly: run.readOnly === true, lastSeq: 0, finished: false, resyncing: false,
   };
-  setStatus("Resuming the run this tab was watching…");
 }
 
 export function startRun(personA, personB, options) {
-  if (page.starting || (page.run && !page.run.finished && connection.open)) return; // one run at a time
+  const going = page.run && !page.run.finished && !page.run.readOnly;
+  if (page.starting || (going && connection.open)) return; // one run of ours at a time
   resetView(personA, personB);
+  const message = { action: "startRun", personA, personB, options };
+  const leaving = page.run && page.run.readOnly;
   page.run = null;
   saveRun(null);
-  const sent = connection.send({ action: "startRun", personA, personB, options });
+  renderShare(null);
+  $("viewing").hidden = true;
+  if (leaving) {
+    // A run shared with this page was on screen: the new run is this browser's own, on its own server
+    // and token, so the page leaves the shared run's address and connection first.
+    history.replaceState(null, "", location.pathname);
+    const reconnect = page.shared !== null;
+    page.shared = null;
+    if (reconnect) {
+      page.pendingStart = message;
+      connection.reconnect();
+      prepareStart(personA, personB, options);
+      return;
+    }
+  }
+  const sent = connection.send(message);
   if (!sent) {
     showError("Not connected to the API yet; try again in a moment.");
     refreshControls();
     return;
   }
   page.starting = true;
+  prepareStart(personA, personB, options);
+}
+
+function prepareStart(personA, personB, options) {
   page.continuing = false;
   page.viaField = "opt-via";
   page.view.budgets = options.budgets;
@@ -93,7 +149,7 @@ export function startRun(personA, personB, options) {
 export function continueRun(via) {
   const run = page.run;
   page.viaField = "try-via";
-  if (!run || page.starting || !run.finished) return;
+  if (!run || run.readOnly || page.starting || !run.finished) return;
   const message = { action: "continueRun", runId: run.runId, runToken: run.runToken, budgets: continuationBudgets() };
   if (via) message.via = via;
   if (!connection.send(message)) {
@@ -110,7 +166,9 @@ export function continueRun(via) {
 
 export function cancelRun() {
   const run = page.run;
-  if (run && !run.finished) connection.send({ action: "cancelRun", runId: run.runId, runToken: run.runToken });
+  if (run && !run.finished && !run.readOnly) {
+    connection.send({ action: "cancelRun", runId: run.runId, runToken: run.runToken });
+  }
 }
 
 // Follow the run from the first event not yet shown; events are ignored until `subscribed`.
@@ -118,7 +176,10 @@ function resubscribe() {
   const run = page.run;
   if (!run || run.finished) return;
   run.resyncing = true;
-  connection.send({ action: "subscribe", runId: run.runId, fromSeq: run.lastSeq + 1, runToken: run.runToken });
+  const message = { action: "subscribe", runId: run.runId, fromSeq: run.lastSeq + 1 };
+  if (run.runToken) message.runToken = run.runToken;
+  else if (run.shareToken) message.shareToken = run.shareToken; // a run shared with this page: watch only
+  connection.send(message);
 }
 
 function onReply(msg) {
@@ -127,11 +188,14 @@ function onReply(msg) {
     case "runAccepted":
       page.starting = false;
       page.continuing = false;
-      page.run = {
-        runId: msg.runId, runToken: msg.runToken, lastSeq: 0, finished: false, resyncing: false,
-        ceilings: msg.ceilings && typeof msg.ceilings === "object" ? msg.ceilings : null, // the operator's
-      };
+      page.run = fresh({
+        runId: msg.runId, runToken: msg.runToken, shareToken: msg.shareToken, api: settings.url,
+        ceilings: msg.ceilings, // the operator's
+      });
       saveRun(page.run);
+      rememberRun(page.run);
+      showRunAddress(msg.runId);
+      renderShare(page.run);
       setStatus("Run accepted; waiting for the first step…");
       break;
     case "subscribed":
@@ -178,18 +242,25 @@ function onRefusal(msg) {
       run.withHint = msg.code === "not_continuable" && msg.continuableWithHint === true;
       if (!run.withHint) hideContinue();
     }
-    if (msg.code === "above_ceiling") reconsiderContinue(msg);
+    if (msg.code === "above_ceiling" && run) {
+      reconsiderContinue(msg);
+      saveRun(run);
+      updateRun(run.runId, { ceilings: run.ceilings });
+    }
   }
-  if (msg.action === "startRun" || !run) page.starting = false;
+  if (msg.action === "startRun" || msg.code === "read_only" || !run) page.starting = false;
   if (msg.code === "run_not_found" && run && (msg.action === "subscribe" || !msg.action)) {
-    // The run is gone (expired, or another server): stop trying to resume it.
+    // The run is gone (expired, another server) or not open to this browser: stop trying to resume it.
     run.finished = true;
     saveRun(null);
+    $("viewing").hidden = true;
+    renderShare(null);
+    setStatus("This run cannot be shown here.");
   } else if (run && run.resyncing && !run.finished) {
     // The resuming subscribe was refused for now (rate limited, busy): ask again shortly.
     setTimeout(resubscribe, 1000);
   }
-  showError(`${msg.message || "Something went wrong"} (${msg.code || "error"})`);
+  showError(refusal(msg, { mine: Boolean(run && !run.readOnly), shared: Boolean(run && run.readOnly && run.shareToken) }));
   if (msg.code === "unknown_person") showDidYouMean(msg.suggestions);
 }
 
@@ -207,6 +278,10 @@ function onEvent(ev) {
     view.usage = data.usage;
     renderSpend();
   }
+  if (TERMINAL.has(ev.type)) {
+    run.finished = true;
+    view.runtimeSpent += number(data.simSeconds) ?? 0; // one ending per segment
+  }
   switch (ev.type) {
     case "run_started": {
       view.personA = String(data.personA || "");
@@ -216,6 +291,7 @@ function onEvent(ev) {
       const own = data.options && data.options.budgets ? data.options.budgets : null;
       if (own) view.ownBudgets = { ...own };
       if (!view.budgets && own) view.budgets = { ...own };
+      if (!run.readOnly) updateRun(run.runId, { personA: view.personA, personB: view.personB });
       setStatus(`Looking for a chain from ${view.personA} to ${view.personB}…`);
       break;
     }
@@ -235,28 +311,33 @@ function onEvent(ev) {
       showFinal(data);
       break;
     case "no_path":
-      showEnd("No chain found", data.message || "No path within the limits.", data, "no-path");
-      break;
     case "cancelled":
-      showEnd("Cancelled", "The run was stopped at your request.", data, "cancelled");
-      break;
     case "error":
-      showEnd("The run failed", `${data.message || "unknown error"} (${data.code || "error"})`, data, "failed");
+      endWithoutPath(ev.type, data);
       break;
     default:
       break;
   }
   if (TERMINAL.has(ev.type)) {
-    run.finished = true;
-    view.runtimeSpent += number(data.simSeconds) ?? 0; // one ending per segment
-    // A run that stopped on a budget may be continued (and one nobody could be found for, with a hint).
-    run.continuable = data.continuable === true;
-    run.withHint = data.continuableWithHint === true;
-    if (run.continuable || run.withHint) showContinue(data); else hideContinue();
+    if (ev.type === "final") hideContinue();
+    if (!run.readOnly) updateRun(run.runId, { outcome: OUTCOMES[ev.type] });
     renderSpend();
     refreshControls();
   }
   markDirty(true, true);
+}
+
+// A run that stopped on a budget may be continued (and one nobody could be found for, with a hint), by
+// whoever started it: the ending says so, and what else the user can do.
+function endWithoutPath(type, data) {
+  const run = page.run;
+  page.view.lastEndingType = type;
+  run.continuable = data.continuable === true;
+  run.withHint = data.continuableWithHint === true;
+  let offered = false;
+  if ((run.continuable || run.withHint) && !run.readOnly) offered = showContinue(data);
+  else hideContinue();
+  showEnd(type, data, offered);
 }
 
 function onPathUpdate(data) {

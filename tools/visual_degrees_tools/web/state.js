@@ -2,7 +2,11 @@
 // (however many events arrive in it).
 
 export const page = {
-  run: null, // { runId, runToken, lastSeq, finished, resyncing, continuable, withHint }
+  // { runId, runToken, shareToken, ceilings, api, lastSeq, finished, resyncing, continuable, withHint,
+  //   readOnly (a run shared with this page: watched, never cancelled or continued from here) }
+  run: null,
+  shared: null, // { runId, token, api }: the share link this page was opened with, while it watches that run
+  pendingStart: null, // a startRun waiting for the connection (leaving a shared run reconnects first)
   view: null, // the RunView of the run shown (run_view.js)
   starting: false, // a startRun (or continueRun) is on its way and has had no answer yet
   continuing: false, // ... and it is a continueRun

@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import hmac
 import logging
+import weakref
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -32,7 +33,10 @@ from visual_degrees.constants import MAX_MESSAGE_BYTES
 from visual_degrees.domain.ceilings import RunCeilings
 from visual_degrees.domain.models import RunEvent, RunOptions
 from visual_degrees.ports import Memory
+from visual_degrees.protocol import is_run_id
+from visual_degrees.services import run_sharing
 from visual_degrees.services.event_log import EventLog
+from visual_degrees.services.run_access import RunAccess
 from visual_degrees.services.runs_api import RunsApi, StartPolicy
 from visual_degrees_tools.local.runner import LocalRunner, RunEnvironment
 from visual_degrees_tools.local.server.broker import Broker, BrokerSink, Published
@@ -68,7 +72,9 @@ class ServeSettings:
     limits: RunLimits = field(default_factory=RunLimits)
     rate: RateLimits = field(default_factory=RateLimits)
     speed: float = 1.0  # simulated seconds per real second; 0: runs go flat out
-    token: str | None = None  # if set, connections must present it as ?token= (as the deployed API)
+    # If set, connections must present it as ?token= (as the deployed API), or a run's share token
+    # as ?token=…&run=<run id> (a viewer of that run: services/run_sharing.py).
+    token: str | None = None
     allowed_origins: tuple[str, ...] = ()  # browser origins besides the server's own
     ceilings: RunCeilings = field(default_factory=RunCeilings)  # the most a startRun may ask for
     max_connections: int = 256  # WebSocket connections at once; beyond, 503 before the upgrade
@@ -127,6 +133,8 @@ class LocalServer:
         self.address: Address | None = None
         self.recovered: list[str] = []  # runs a stopped server left unfinished, ended at start
         self.refusals = Refusals()  # connections refused (over the cap, a foreign Host, …)
+        # Connections a share token let in (`--token` set), and the run each may view.
+        self._viewers: weakref.WeakKeyDictionary[ServerConnection, str] = weakref.WeakKeyDictionary()
 
     @classmethod
     def sandboxed(
@@ -164,7 +172,7 @@ class LocalServer:
                 self._connection_handler(parts),
                 settings.host,
                 settings.port,
-                process_request=self._gatekeeper(StaticSite(self._web), parts.sessions, cap),
+                process_request=self._gatekeeper(StaticSite(self._web), parts, cap),
                 max_size=HARD_FRAME_LIMIT,
                 max_queue=16,
                 close_timeout=CLOSE_TIMEOUT_SECONDS,
@@ -243,6 +251,7 @@ class LocalServer:
     def _connection_handler(self, parts: _Parts) -> Callable[[ServerConnection], Awaitable[None]]:
         async def handler(socket: ServerConnection) -> None:
             settings = self.settings
+            viewing = self._viewers.pop(socket, None)
             session = Session(
                 socket,
                 parts.api,
@@ -250,6 +259,7 @@ class LocalServer:
                 parts.offload,
                 limits=settings.rate,
                 outbox_bytes=settings.outbox_bytes,
+                client_id=run_sharing.viewer_id(viewing) if viewing else None,
             )
             parts.sessions.add(session)
             try:
@@ -278,16 +288,33 @@ class LocalServer:
         return stopped
 
     def _gatekeeper(
-        self, site: StaticSite, sessions: Sessions, cap: int
-    ) -> Callable[[ServerConnection, Request], Response | None]:
+        self, site: StaticSite, parts: _Parts, cap: int
+    ) -> Callable[[ServerConnection, Request], Response | Awaitable[Response | None] | None]:
         """Requests must name this server (Host: no DNS rebinding). HTTP requests get the page or a
         photo; WebSocket upgrades to /ws pass if the origin is ours (no other site can drive this
-        server from a visitor's browser), the token matches and there is room (gate.py)."""
+        server from a visitor's browser), the token matches (or is the share token of the run
+        named, for a viewer of it) and there is room (gate.py)."""
         settings = self.settings
         hosts = HostNames(settings.host, settings.allowed_hosts)
         refusals = self.refusals
+        sessions = parts.sessions
 
-        def process_request(connection: ServerConnection, request: Request) -> Response | None:
+        def room() -> Response | None:
+            if len(sessions) >= cap:
+                refusals.add(f"over the cap of {cap} connections")
+                return plain(503, "too many connections; try again shortly", Retry_After="5")
+            return None
+
+        async def viewer(connection: ServerConnection, run_id: str, offered: str) -> Response | None:
+            # The share token is checked against the run's record in an I/O thread (never on the loop).
+            if not await parts.offload(lambda: RunAccess(self.memory).shared(run_id, offered)):
+                return plain(401, "missing or wrong token")
+            self._viewers[connection] = run_id
+            return room()
+
+        def process_request(
+            connection: ServerConnection, request: Request
+        ) -> Response | Awaitable[Response | None] | None:
             url = urlsplit(request.path)
             if getattr(request, "method", "GET") != "GET":  # websockets < 14 parses GET only
                 return plain(405, "only GET is served here")
@@ -306,13 +333,14 @@ class LocalServer:
             if origin is not None and not _origin_allowed(origin, request.headers.get("Host", ""), settings):
                 return plain(403, "this origin may not connect")
             if settings.token is not None:
-                offered = parse_qs(url.query).get("token", [""])[0]
+                query = parse_qs(url.query)
+                offered = query.get("token", [""])[0]
                 if not hmac.compare_digest(offered.encode(), settings.token.encode()):
-                    return plain(401, "missing or wrong token")
-            if len(sessions) >= cap:
-                refusals.add(f"over the cap of {cap} connections")
-                return plain(503, "too many connections; try again shortly", Retry_After="5")
-            return None
+                    run_id = query.get(run_sharing.RUN_QUERY_PARAMETER, [""])[0]
+                    if not is_run_id(run_id):
+                        return plain(401, "missing or wrong token")
+                    return viewer(connection, run_id, offered)
+            return room()
 
         return process_request
 

@@ -133,10 +133,13 @@ class Session:
         *,
         limits: RateLimits | None = None,
         outbox_bytes: int = OUTBOX_BYTES,
+        client_id: str | None = None,
     ) -> None:
+        """`client_id`: whose connection this is; by default its own client (a share token's
+        viewer is `viewer:<run id>`, services/run_sharing.py)."""
         self.id = f"local-{secrets.token_hex(8)}"
         self.outbox = Outbox(socket, outbox_bytes)
-        self.caller = Caller(connection_id=self.id, client_id=self.id)  # a connection is its own client
+        self.caller = Caller(connection_id=self.id, client_id=client_id or self.id)
         self._api = api
         self._broker = broker
         self._offload = offload
