@@ -51,6 +51,16 @@ DEFAULT_OPENAI_RESPONSE_FORMAT: Final = "json_schema"
 REKOGNITION_MAX_IMAGE_BYTES = 5 * 1024 * 1024  # RecognizeCelebrities limit for image bytes
 REKOGNITION_MIN_SIDE = 80
 
+# Each provider's documented default quota: the rates the shared limiter paces every run's calls at
+# unless VD_SEARCH_RPS / VD_RECOGNITION_RPS / VD_LLM_RPS say otherwise (sources: docs/operators.md).
+BRAVE_SEARCH_RPS = 50.0  # Brave Search API, Search plan: 50 requests a second
+GOOGLE_SEARCH_RPS = 1.0  # Google documents a daily cap (10,000 queries), no rate: one a second
+# RecognizeCelebrities, transactions a second per account: 50 in these regions, 5 in every other.
+REKOGNITION_RPS = 5.0
+REKOGNITION_RPS_BY_REGION = {"us-east-1": 50.0, "us-west-2": 50.0, "eu-west-1": 50.0}
+LLM_RPS = 16.0  # Gemini Tier 1 (a billed project): 1,000 requests a minute for Flash models
+CLIENT_RATE_SHARE = 0.25  # the most of each provider's rate one client's runs may take
+
 # Secret JSON keys -> settings fields. The secret is one JSON object; `VD_`-prefixed or upper-case
 # spellings of these keys are accepted too. The plain ones are settings that are not secret but are
 # deployed with the keys they belong to (a self-hosted planner's address and model beside its key).
@@ -146,6 +156,14 @@ class Settings(BaseSettings):
     retry_attempts: int = Field(default=3, ge=1, le=8)
     retry_base_delay: float = Field(default=0.5, ge=0, le=30)
     retry_max_delay: float = Field(default=8.0, ge=0, le=60)
+
+    # Pacing (adapters/pacing.py): calls a second to each provider, shared by every run of a
+    # deployment (or of one local process); unset, the provider's documented default quota. And
+    # the most of each rate one client's runs may take.
+    search_rps: float | None = Field(default=None, gt=0, le=10_000)
+    recognition_rps: float | None = Field(default=None, gt=0, le=10_000)
+    llm_rps: float | None = Field(default=None, gt=0, le=10_000)
+    client_rate_share: float = Field(default=CLIENT_RATE_SHARE, gt=0, le=1)
 
     # Image fetching and conversion.
     fetch_max_bytes: int = Field(default=20 * 1024 * 1024, ge=1024, le=100 * 1024 * 1024)

@@ -138,7 +138,7 @@ def test_no_path_is_explained_and_cancel_stops_a_run(tmp_path: Path, page: Any) 
         no_path = EventLog(srv.memory).read(run_id)[-1]
         assert no_path.type == "no_path"
         assert no_path.data["message"] in page.text_content("#result-message")
-        assert "hop limit" in page.text_content("#result-message")
+        assert "higher Max hops" in page.text_content("#result-next")
         assert page.query_selector_all("#path > li") == []
 
         # When the user starts another run and presses Cancel while it is held between states

@@ -53,6 +53,9 @@ def test_an_honest_no_path_exits_3(state_dir, capsys):
         ([A, B, "--threshold", "40"], "error: --threshold must be between 50 and 100\n"),
         ([A, B, "--budget-runtime", "0"], "--budget-runtime must be more than 0 and at most 3600 seconds"),
         ([A, B, "--budget-runtime", "nan"], "'nan' is not a finite number"),
+        ([A, B, "--budget-searches", "0"], "--budget-searches must be at least 1 to start a run"),
+        ([A, B, "--budget-recognitions", "0"], "--budget-recognitions must be at least 1 to start a run"),
+        ([A, B, "--budget-runtime", "2"], "--budget-runtime must be at least 5 seconds to start a run"),
         ([A, B, "--world", "/no/such/world.txt"], "no such file"),
         ([A, B, "--faults", "gremlins=0.5"], "unknown fault 'gremlins'"),
     ],
@@ -221,7 +224,7 @@ def test_a_run_that_ran_out_of_budget_says_how_to_continue_it_and_continues(stat
     # Then it goes on in the same log, finds the chain, says what became of the hint and what each
     # part of the run spent
     assert code == 0
-    assert re.search(r"\[\s*\d+\] run_continued Continuing with 5 more searches", out)
+    assert re.search(r"\[\s*\d+\] continued   Continuing with 5 more searches", out)
     assert "Your hint, Dorian Ivesdale: Confirmed" in out
     assert "Spent (first run): 1 search ·" in out
     assert "Spent (continuation 1): " in out and "Spent in total: " in out
@@ -283,3 +286,9 @@ def test_the_clean_web_is_asked_for_by_name_and_a_continuation_stays_on_it(state
     run_id = re.search(r"run id (\S+)", capsys.readouterr().out)[1]
     assert main(["run", "--continue", run_id, "--web", "realistic"]) == 2
     assert "pass the --world (and --seed, --faults, --web) it was made with" in capsys.readouterr().err
+
+
+def test_serve_refuses_an_unsent_bytes_cap_below_one_frame(state_dir, capsys):
+    assert main(["serve", "--max-unsent-bytes", "1000"]) == 2
+    assert "--max-unsent-bytes must be at least 131072 (one frame)" in capsys.readouterr().err
+    assert not state_dir.exists()

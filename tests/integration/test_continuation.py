@@ -217,7 +217,7 @@ def ended_run(
     [
         ("final", {"path": [A, B]}, "already found a chain"),
         ("cancelled", {}, "was cancelled"),
-        ("error", {"code": "step_timeout", "message": "x"}, r"failed \(step_timeout\)"),
+        ("error", {"code": "step_timeout", "message": "x"}, r"The run failed, so it is not continued"),
         ("no_path", {"reason": "hop_limit", "maxHops": 3}, "longer than 3 hops"),
     ],
 )

@@ -22,6 +22,9 @@ USAGE_KEYS = {
     "llmTokensOut",
     "costUsd",
     "failedSearches",
+    "throttledSearches",
+    "throttledRecognitions",
+    "throttledLlmCalls",
 }
 
 

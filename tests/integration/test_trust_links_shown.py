@@ -27,7 +27,7 @@ STRATEGIES = [
         # strategy announces a crowd shot naming only the pair it verified (Delphine Ingleby — Isidore
         # Kestrel); its one evidence event per photo is then spent, so a later path_update through
         # another pair of that photo (Delphine Ingleby — Jasper Thistlewood) shows a link no
-        # evidence event named (services/evidence.py announce). A product bug: strict, so it fails
+        # evidence event named (search/evidence.py announce). A product bug: strict, so it fails
         # here the day it is fixed.
         marks=pytest.mark.xfail(strict=True, reason="seed strategy: a photo's second pair is never shown"),
     ),

@@ -126,6 +126,8 @@ def test_refusals_say_why_with_stable_codes(tmp_path: Path) -> None:
     assert (answers["stranger"]["code"], answers["unknown"]["code"]) == ("run_not_found", "run_not_found")
     assert answers["ceiling"]["code"] == "above_ceiling"
     assert "budgets.searches: 3 more on top of the 1 already spent is 4" in answers["ceiling"]["message"]
+    assert answers["ceiling"]["ceilings"] == ceilings.dump()  # what a client needs to offer what fits
+    assert answers["ceiling"]["spent"]["searches"] == 1
     assert answers["type"]["code"] == "invalid_input" and "budgets.searches" in answers["type"]["message"]
     assert answers["via"]["code"] == "unknown_person"
     assert answers["via"]["suggestions"] == {"via": [BRIDGE]}

@@ -18,6 +18,7 @@ from visual_degrees_tools.commands.common import (
     EXIT_BAD_INPUT,
     EXIT_FAILED,
     HelpFormatter,
+    Parser,
     add_state_dir,
     default_state_dir,
 )
@@ -36,16 +37,18 @@ def _commands() -> dict[str, ModuleType]:
 
 EPILOG = """\
 start here:
-  visual-degrees run "Vesna Hawthorne" "Niall Halloran"    a chain in the bundled sandbox world
-  visual-degrees serve                                     the same in a browser, http://127.0.0.1:8765/
-  visual-degrees doctor                                    what is ready: the sandbox, live providers
+  visual-degrees run "Vesna Hawthorne" "Niall Halloran"      a chain in the bundled world (made-up people)
+  visual-degrees run "Kevin Bacon" "Tom Hanks" --world FILE  real people: a world file of film credits
+  visual-degrees show RUN_ID                                 a past run's answer again
+  visual-degrees serve                                       the same in a browser, http://127.0.0.1:8765/
+  visual-degrees doctor                                      what is ready: the sandbox, live providers
 
 `visual-degrees COMMAND --help` lists a command's options and their defaults; --state-dir may come
 before or after the command."""
 
 
 def build_parser(commands: dict[str, ModuleType]) -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="visual-degrees",
         description="Find a chain of people from A to B where every link is a photo of both.",
         epilog=EPILOG,
@@ -90,8 +93,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (InvalidInput, RunNotFound) as exc:
         print(f"visual-degrees: error: {exc.message}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    except VisualDegreesError as exc:
-        print(f"visual-degrees: {exc.code}: {exc.message}", file=sys.stderr)
+    except VisualDegreesError as exc:  # the message says what is wrong; its code is for programs
+        print(f"visual-degrees: error: {exc.message}", file=sys.stderr)
         return EXIT_FAILED
     except KeyboardInterrupt:
         return 130

@@ -19,9 +19,14 @@ import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from visual_degrees.domain.errors import ConfigurationError, ProviderError, TransientProviderError
 from visual_degrees.settings import Settings
+from visual_degrees_tools.extras import PROVIDER_MODULES, Installed, install_command, installed, missing_extra
+
+if TYPE_CHECKING:
+    from visual_degrees.adapters.live.http_retry import RetryPolicy
 
 Probe = Callable[[], str]  # returns what it saw; raises a domain error when the provider fails
 
@@ -85,19 +90,23 @@ def run_doctor(
     probes: Mapping[str, Probe] | None = None,
     network: bool = True,
     aws_ready: Callable[[], str | None] | None = None,
+    found: Installed = installed,
 ) -> list[DoctorCheck]:
     """One check per provider. `probes` replaces the default network probes by provider name;
     `network=False` only reports configuration; `aws_ready` returns None when AWS credentials and
-    a region are available, else what is missing (injectable for tests)."""
-    chosen_probes = dict(default_probes(settings)) if probes is None else dict(probes)
-    aws_problem = (aws_ready or _aws_ready)()
+    a region are available, else what is missing; `found` tells whether a module is installed
+    (both injectable for tests). A provider whose extra is not installed is "not set up", saying
+    which extra, and is never probed."""
+    chosen_probes = dict(probes if probes is not None else default_probes(settings) if network else {})
+    extra = {name: missing_extra(modules, "live", found) for name, modules in PROVIDER_MODULES.items()}
+    aws_problem = (aws_ready or _aws_ready)() if found("boto3") else None
     configured = {
-        "brave": _needs(settings, "brave_api_key"),
-        "google": _needs(settings, "google_api_key", "google_cx"),
-        "gemini": _needs(settings, "gemini_api_key"),
-        "bedrock": aws_problem,
-        "openai": _needs(settings, "openai_base_url", "openai_model"),
-        "rekognition": aws_problem,
+        "brave": extra["brave"] or _needs(settings, "brave_api_key"),
+        "google": extra["google"] or _needs(settings, "google_api_key", "google_cx"),
+        "gemini": extra["gemini"] or _needs(settings, "gemini_api_key"),
+        "bedrock": extra["bedrock"] or aws_problem,
+        "openai": extra["openai"] or _needs(settings, "openai_base_url", "openai_model"),
+        "rekognition": extra["rekognition"] or aws_problem,
     }
     selected = {settings.search_engine, settings.planner, "rekognition"}
     checks = [
@@ -111,7 +120,7 @@ def run_doctor(
         )
         for provider, role in ROLES.items()
     ]
-    return [*checks, *_setup_checks(settings)]
+    return [*checks, *_setup_checks(settings, extra["fetcher"])]
 
 
 def _check(
@@ -128,8 +137,8 @@ def _check(
     )
 
 
-def _setup_checks(settings: Settings) -> list[DoctorCheck]:
-    """How the fetcher may reach addresses, and where the keys come from."""
+def _setup_checks(settings: Settings, fetcher_extra: str | None) -> list[DoctorCheck]:
+    """How the fetcher may reach addresses (if it is installed), and where the keys come from."""
     allow = ", ".join(str(n) for n in settings.fetch_allow_networks)
     fetcher = f"private networks allowed: {allow}" if allow else "public addresses only"
     keys = (
@@ -137,8 +146,9 @@ def _setup_checks(settings: Settings) -> list[DoctorCheck]:
         if settings.provider_secret_arn
         else "keys from environment / config file"
     )
+    ready = fetcher_extra is None
     return [
-        DoctorCheck("fetcher", "fetcher", True, True, None, True, fetcher),
+        DoctorCheck("fetcher", "fetcher", True, ready, None, ready, fetcher_extra or fetcher),
         DoctorCheck("secrets", "config", bool(settings.provider_secret_arn), True, None, True, keys),
     ]
 
@@ -194,9 +204,12 @@ def _aws_ready() -> str | None:
 
 
 def default_probes(settings: Settings) -> dict[str, Probe]:
-    from visual_degrees.adapters.live.http_retry import RetryPolicy
+    """Each probe imports its adapter when it runs: only a provider whose extra is installed is."""
 
-    once = RetryPolicy(max_attempts=1)
+    def once() -> RetryPolicy:
+        from visual_degrees.adapters.live.http_retry import RetryPolicy
+
+        return RetryPolicy(max_attempts=1)
 
     def search_probe(engine: str) -> Probe:
         def probe() -> str:
@@ -218,14 +231,14 @@ def default_probes(settings: Settings) -> dict[str, Probe]:
             base_url=settings.gemini_base_url,
             api_version=settings.gemini_api_version,
             timeout_seconds=min(settings.planner_timeout, 15.0),
-            retry=once,
+            retry=once(),
         )
         return planner.check_model()
 
     def bedrock_probe() -> str:
         from visual_degrees.adapters.live.planner_bedrock import BedrockPlanner
 
-        planner = BedrockPlanner(settings.bedrock_model_id, region=settings.bedrock_region, retry=once)
+        planner = BedrockPlanner(settings.bedrock_model_id, region=settings.bedrock_region, retry=once())
         return planner.ping()
 
     def openai_probe() -> str:
@@ -234,12 +247,12 @@ def default_probes(settings: Settings) -> dict[str, Probe]:
         from visual_degrees.adapters.live.providers import build_openai_planner
 
         quick = settings.model_copy(update={"planner_timeout": min(settings.planner_timeout, 15.0)})
-        return build_openai_planner(quick, retry=once).check_model()
+        return build_openai_planner(quick, retry=once()).check_model()
 
     def rekognition_probe() -> str:
         from visual_degrees.adapters.live.rekognition import RekognitionRecognizer
 
-        recognizer = RekognitionRecognizer(region=settings.rekognition_region, retry=once)
+        recognizer = RekognitionRecognizer(region=settings.rekognition_region, retry=once())
         return recognizer.probe(_PROBE_IMAGE)
 
     return {
@@ -343,6 +356,8 @@ def _verdict(checks: list[DoctorCheck], sandbox: SandboxCheck | None) -> list[st
             if c.selected and c.role in REQUIRED_ROLES and not c.configured and c.provider in NEEDS
         ]
         need = f" It would need {_and(missing)}." if missing else ""
+        if any(c.detail.startswith("needs the live extra") for c in checks):
+            need = f" It needs the live extra first: {install_command('live')}.{need}"
         out.append(f"Live mode: not set up.{need}")
     planner = next((c for c in checks if c.selected and c.role == "planner"), None)
     if planner is not None and not planner.configured:

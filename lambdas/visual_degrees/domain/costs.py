@@ -1,7 +1,7 @@
 """List prices of the paid calls, so a run can say what it cost.
 
 Defaults: Brave Search API image queries at $5 per 1,000 requests; Rekognition RecognizeCelebrities
-at $0.001 per image (first pricing tier); the default planner model (config.py: a current Gemini
+at $0.001 per image (first pricing tier); the default planner model (settings.py: a current Gemini
 Flash) at $0.75 per million input and $3.75 per million output tokens, as listed in late 2026 (the
 2.5 Flash price was $0.30 / $2.50). Override per deployment where contracts or models differ.
 """

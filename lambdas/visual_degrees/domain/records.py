@@ -38,6 +38,10 @@ class Usage(Model):
     llm_tokens_out: int = 0
     cost_usd: float = 0.0
     failed_searches: int = 0
+    # Calls a provider refused for its rate: never billed, so in no other count.
+    throttled_searches: int = 0
+    throttled_recognitions: int = 0
+    throttled_llm_calls: int = 0
 
     def since(self, start: Usage | None) -> Usage:
         """What was spent since `start` (None: since nothing)."""
@@ -50,6 +54,9 @@ class Usage(Model):
             llm_tokens_out=self.llm_tokens_out - start.llm_tokens_out,
             cost_usd=round(self.cost_usd - start.cost_usd, 6),
             failed_searches=self.failed_searches - start.failed_searches,
+            throttled_searches=self.throttled_searches - start.throttled_searches,
+            throttled_recognitions=self.throttled_recognitions - start.throttled_recognitions,
+            throttled_llm_calls=self.throttled_llm_calls - start.throttled_llm_calls,
         )
 
 

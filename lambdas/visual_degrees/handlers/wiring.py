@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from functools import cached_property
@@ -20,18 +21,20 @@ from visual_degrees.adapters.aws.dynamodb_memory import DynamoDbMemory
 from visual_degrees.adapters.aws.event_sink import ApiGatewayEventSink, ConnectionPusher
 from visual_degrees.adapters.aws.executions import StepFunctionsExecutions
 from visual_degrees.adapters.aws.secrets import SecretsManagerSecrets
+from visual_degrees.adapters.pacing import paced
 from visual_degrees.adapters.wall_clock import WallClock
 from visual_degrees.domain.costs import DEFAULT_COSTS, CostTable
 from visual_degrees.domain.errors import ConfigurationError
-from visual_degrees.domain.models import Face, FetchedImage, ImageHit
+from visual_degrees.domain.models import Face, FetchedImage, ImageHit, RunState
 from visual_degrees.domain.planning import ConnectContext, ConnectReply, PlannerContext, PlannerReply
 from visual_degrees.handlers.catalog import PLANNING_STEPS, PROVIDER_STEPS
 from visual_degrees.handlers.observability import trace_http_clients
 from visual_degrees.handlers.run_metrics import report_finished
+from visual_degrees.lifecycle.call_tickets import call_ticket, runtime_deadline
 from visual_degrees.lifecycle.client_tokens import identify
 from visual_degrees.lifecycle.context import StepContext
 from visual_degrees.lifecycle.runs_api import RunsApi, StartPolicy, StoredSubscriptions
-from visual_degrees.ports import Clock, Memory, Providers
+from visual_degrees.ports import Clock, Memory, Providers, RateLimiter
 from visual_degrees.settings import Settings, load_settings
 
 
@@ -66,6 +69,12 @@ class _Deferred:
     def search(self, query: str, count: int) -> list[ImageHit]:
         return self._resolve().search.search(query, count)
 
+    @property
+    def page_size(self) -> int | None:
+        """Results one paid request of the search engine returns (search/observe.page_size)."""
+        size = getattr(self._resolve().search, "page_size", None)
+        return size if isinstance(size, int) else None
+
     def fetch(self, url: str) -> FetchedImage:
         return self._resolve().fetcher.fetch(url)
 
@@ -86,6 +95,16 @@ class _Deferred:
         return reply
 
 
+class _DeferredLimiter:
+    """The deployment's limiter, built with the live providers' settings at the first call."""
+
+    def __init__(self, resolve: Callable[[], RateLimiter]) -> None:
+        self._resolve = resolve
+
+    def acquire(self, provider: str, client: str, deadline: float) -> bool:
+        return self._resolve().acquire(provider, client, deadline)
+
+
 class AwsRuntime:
     def __init__(
         self,
@@ -96,20 +115,23 @@ class AwsRuntime:
         management_api: Any | None = None,
         secretsmanager: Any | None = None,
         providers: Providers | None = None,
+        limiter: RateLimiter | None = None,
         clock: Clock | None = None,
         costs: CostTable = DEFAULT_COSTS,
     ) -> None:
         """`environ` defaults to os.environ; clients default to boto3's (built on first use);
-        `providers` (tests: the sandbox) replace the live providers for every step."""
+        `providers` (tests: the sandbox) replace the live providers for every step, unpaced unless
+        a `limiter` is given too (the live ones are paced by the deployment's, in DynamoDB)."""
         self._environ = environ
         self._dynamodb = dynamodb
         self._stepfunctions = stepfunctions
         self._management_api = management_api
         self._secretsmanager = secretsmanager
         self._providers = providers
+        self._limiter = limiter
         self._clock = clock
         self._costs = costs
-        self._live: tuple[Settings, Providers] | None = None  # providers, and the settings they are of
+        self._live: tuple[Settings, Providers, RateLimiter] | None = None  # and the settings they are of
         self._lock = threading.Lock()
 
     @property
@@ -170,14 +192,35 @@ class AwsRuntime:
 
     # ---- steps --------------------------------------------------------------------------------
 
-    def step_context(self, step: str) -> StepContext:
+    def step_context(
+        self, step: str, state: RunState | None = None, *, until: float | None = None
+    ) -> StepContext:
+        """The context step `step` runs in; for `state`'s run, its paid calls paced by the
+        deployment's limiter, none waiting past the run's runtime budget or `until` (when the
+        function must be done)."""
+        providers = self.providers_for(step)
+        limiter = self.limiter_for(step)
+        if state is not None and limiter is not None:
+            deadline = runtime_deadline(state, time.time())
+            deadline = deadline if until is None else min(deadline, until)
+            ticket = call_ticket(self.memory, state, self._costs, deadline=deadline)
+            providers = paced(providers, limiter, ticket)
         return StepContext(
-            providers=self.providers_for(step),
+            providers=providers,
             memory=self.memory,
             clock=self.clock,
             sink=self.sink,
             costs=self._costs,
         )
+
+    def limiter_for(self, step: str) -> RateLimiter | None:
+        """What paces the step's paid calls: the given limiter, else the deployment's for the live
+        providers (none for a step that calls none, or for given providers)."""
+        if step not in PROVIDER_STEPS:
+            return None
+        if self._limiter is not None or self._providers is not None:
+            return self._limiter
+        return _DeferredLimiter(self.live_limiter)
 
     def providers_for(self, step: str) -> Providers:
         if self._providers is not None:
@@ -194,14 +237,25 @@ class AwsRuntime:
         Powertools keeps `secret_cache_seconds`), built again only when those settings differ from
         what they were built from: keys or plain settings put into the secret after a deploy reach
         warm containers. Read once per step invocation (a step calls its providers dozens of times)."""
-        from visual_degrees.adapters.live.providers import build_live_providers
+        return self._live_parts()[1]
+
+    def live_limiter(self) -> RateLimiter:
+        """The deployment's limiter (slots in the run-memory table) at the settings' rates."""
+        return self._live_parts()[2]
+
+    def _live_parts(self) -> tuple[Settings, Providers, RateLimiter]:
+        from visual_degrees.adapters.aws.dynamodb_slots import DynamoDbSlots
+        from visual_degrees.adapters.live.providers import build_live_providers, pacing_rates
+        from visual_degrees.adapters.rate_limiter import SlotLimiter
 
         settings = self.settings.with_provider_keys(self.secrets)
         with self._lock:
             if self._live is None or self._live[0] != settings:
                 trace_http_clients()
-                self._live = (settings, build_live_providers(settings))
-            return self._live[1]
+                slots = DynamoDbSlots(self.settings.require_table(), client=self._dynamodb)
+                rates = pacing_rates(settings, self.environ.get("AWS_REGION"))
+                self._live = (settings, build_live_providers(settings, paced=True), SlotLimiter(slots, rates))
+            return self._live
 
     # ---- the $connect authorizer --------------------------------------------------------------
 

@@ -67,6 +67,9 @@ def test_a_segments_spend_is_what_was_spent_since_it_began() -> None:
         "llmTokensOut": 0,
         "costUsd": 0.0,
         "failedSearches": 0,
+        "throttledSearches": 0,
+        "throttledRecognitions": 0,
+        "throttledLlmCalls": 0,
     }
 
 

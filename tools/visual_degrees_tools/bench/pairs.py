@@ -160,3 +160,21 @@ def sample_pairs(web: PhotoWeb, count: int, seed: int, tier: Tier = "uniform") -
         seen.add((x, y))
         pairs.append(pair_of(web, world.raws[x], world.raws[y]))
     return pairs
+
+
+def famous_pairs(web: PhotoWeb, count: int, seed: int) -> list[tuple[str, str]]:
+    """`count` pairs of display names drawn among the world's 2 x `count` most credited people (the
+    names users ask about most), each name once, none two people share."""
+    world = web.world
+    ranked = sorted(range(world.size), key=lambda p: (-world.fame[p], p))
+    names: list[str] = []
+    for person in ranked:
+        name = world.name(person)
+        if name not in names:
+            names.append(name)
+        if len(names) == 2 * count:
+            break
+    if len(names) < 2 * count:
+        raise InvalidInput(f"the world has fewer than {2 * count} people to draw {count} pairs from")
+    random.Random(seed).shuffle(names)
+    return list(zip(names[:count], names[count:], strict=True))

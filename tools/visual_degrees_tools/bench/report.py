@@ -15,8 +15,31 @@ from pathlib import Path
 from typing import Any
 
 from visual_degrees_tools.bench.metrics import CONTRACT_KEYS, RunRecord, cost_success_curve
+from visual_degrees_tools.extras import install_command
 
 PLOT_FILE = "plot.png"
+# What the figures a reader stops at mean (the table's other rows are named for what they count).
+MEANINGS = {
+    "success_rate": "solved solvable pairs / solvable pairs (a pair is solvable when the simulator's "
+    "photos hold a chain within max hops).",
+    "false_paths": "reported paths with a link its photo does not truly show: must be 0.",
+    "namesake_paths": "reported paths whose every photo is real but which start or end at a namesake "
+    "of the person meant (another person of the same name); not counted as solved, nor as false.",
+    "edges_verified": "links the runs proved (a photo recognised at >= the threshold for both people), "
+    "on a reported path or not, summed over the runs.",
+    "edges_false": "of those, links whose photo does not truly show both people: a lookalike the "
+    "simulated recogniser confused at >= the threshold. A chain uses a link shown under 95 % only "
+    "once a second photo confirms it, which keeps them off reported paths (false_paths).",
+    "mean_cost_usd": "mean dollars per run, over every pair run (solved or not); "
+    "mean_cost_usd_solved: over solved pairs only.",
+    "mean_path_excess": "hops found minus the shortest provable hops, over solved solvable pairs.",
+}
+PLOT_CAPTION = (
+    "Left: the share of solvable pairs solved by runs that spent at most the dollars on the x axis "
+    "(what a per-run spending cap would have kept); each dot is one configuration's mean cost per "
+    "run over all pairs, solved or not, at its success rate. Right: the share of runs finished "
+    "within the simulated seconds on the x axis."
+)
 
 
 @dataclass
@@ -93,10 +116,13 @@ def markdown(title: str, sections: Sequence[Section], context: dict[str, Any], p
         for record in false[:5]:
             lines.append(f"  - FALSE PATH {record.a} — {record.b}: {'; '.join(record.problems)}")
     lines.append("")
+    shown = [key for key in MEANINGS if key in keys]
+    if shown:
+        lines += ["How to read them:", ""] + [f"- `{key}`: {MEANINGS[key]}" for key in shown] + [""]
     if plotted:
-        lines += [f"![cost vs success and latency]({PLOT_FILE})", ""]
+        lines += [f"![cost vs success and latency]({PLOT_FILE})", "", PLOT_CAPTION, ""]
     else:
-        lines += ["(plot skipped: matplotlib is not installed; `pip install 'visual-degrees[bench]'`)", ""]
+        lines += [f"(plot skipped: matplotlib is not installed; `{install_command('bench')}`)", ""]
     return "\n".join(lines)
 
 
@@ -115,11 +141,21 @@ def write_plot(path: Path, title: str, sections: Sequence[Section]) -> bool:
             (line,) = left.step(
                 [c for c, _ in curve], [s * 100 for _, s in curve], where="post", label=section.label
             )
+            mean_cost, rate = section.figures["mean_cost_usd"], section.figures["success_rate"] * 100
             left.scatter(
-                [section.figures["mean_cost_usd"]],
-                [section.figures["success_rate"] * 100],
+                [mean_cost],
+                [rate],
                 color=line.get_color(),
                 marker="o",
+                label=f"{section.label}: mean cost per run (all pairs), success rate",
+            )
+            left.annotate(
+                f"mean ${mean_cost:.3f}/run",
+                (mean_cost, rate),
+                textcoords="offset points",
+                xytext=(6, -12),
+                fontsize=7,
+                color=line.get_color(),
             )
         latencies = sorted(r.sim_latency_s for r in section.records)
         if latencies:
@@ -128,9 +164,9 @@ def write_plot(path: Path, title: str, sections: Sequence[Section]) -> bool:
                 [100 * (i + 1) / len(latencies) for i in range(len(latencies))],
                 label=section.label,
             )
-    left.set_xlabel("dollars spent per run (cap)")
-    left.set_ylabel("% of solvable pairs solved within the cap")
-    left.set_title("cost vs success (dot: mean cost, success rate)")
+    left.set_xlabel("dollars a run spent, at most (a per-run spending cap)")
+    left.set_ylabel("% of solvable pairs solved within that cap")
+    left.set_title("cost vs success (dot: mean cost per run over all pairs)")
     right.set_xlabel("simulated seconds per run")
     right.set_ylabel("% of runs finished")
     right.set_title("latency distribution")

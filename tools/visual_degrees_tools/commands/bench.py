@@ -20,7 +20,7 @@ from visual_degrees_tools.commands.common import (
     add_run_options,
     add_web_option,
     count,
-    parse_run_options,
+    start_options,
 )
 from visual_degrees_tools.sandbox_options import TIERS, Tier
 
@@ -95,7 +95,7 @@ def main(args: argparse.Namespace, state_dir: Path) -> int:
     from visual_degrees_tools.bench.report import progress_printer
     from visual_degrees_tools.local.environments import sandbox_environment
 
-    options = parse_run_options(args)
+    options = start_options(args)
     knobs = parse_knob_changes(args.knobs)
     with_changes(args.strategy, knobs)  # an unknown knob is bad input, before anything is loaded
     started = time.perf_counter()
@@ -109,6 +109,7 @@ def main(args: argparse.Namespace, state_dir: Path) -> int:
         faults=args.faults or None,
         planner_recall=args.planner_recall,
         web=args.web,
+        dated=False,  # every run from EPOCH: the figures never depend on the day they are measured
     )
     loaded = time.perf_counter()
     truth = Truth(environment.web, threshold=options.threshold)

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import difflib
 import math
 import os
+import shlex
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -15,6 +17,7 @@ from pydantic import BaseModel, ValidationError
 from visual_degrees.domain.errors import InvalidInput
 from visual_degrees.domain.models import Budgets, RunOptions
 from visual_degrees.domain.outcomes import BY_OUTCOME
+from visual_degrees.domain.requests import require_startable
 from visual_degrees_tools.sandbox_options import DEFAULT_WEB, WEB_NAMES
 
 # A run's own endings have their exit codes in domain/outcomes.py (0 path, 3 no_path, 4 cancelled,
@@ -27,6 +30,12 @@ def default_state_dir() -> Path:
     if env := os.environ.get("VISUAL_DEGREES_STATE_DIR"):
         return Path(env)
     base = os.environ.get("XDG_STATE_HOME") or Path.home() / ".local" / "state"
+    return Path(base) / "visual-degrees"
+
+
+def default_cache_dir() -> Path:
+    """Where what can be made again is kept (indexes of world files): $XDG_CACHE_HOME/visual-degrees."""
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
     return Path(base) / "visual-degrees"
 
 
@@ -70,6 +79,25 @@ def seconds(text: str) -> float:
     if not 0 < value < float("inf"):
         raise argparse.ArgumentTypeError(f"{text!r} must be a positive number of seconds")
     return value
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse with a suggestion for a mistyped choice: `visual-degrees runn` gets "did you mean
+    run?" (Python 3.14's suggest_on_error, for every version we support)."""
+
+    def _check_value(self, action: argparse.Action, value: Any) -> None:
+        choices = action.choices
+        if choices is None or value in choices or not isinstance(value, str):
+            super()._check_value(action, value)
+            return
+        names = [str(choice) for choice in choices]
+        close = difflib.get_close_matches(value, names, n=1, cutoff=0.6)
+        meant = f"; did you mean {close[0]}?" if close else ""
+        if isinstance(action, argparse._SubParsersAction):  # "argument COMMAND:" would say nothing
+            raise argparse.ArgumentError(
+                None, f"{value!r} is not a command{meant} (commands: {', '.join(names)})"
+            )
+        raise argparse.ArgumentError(action, f"{value!r} is not one of {', '.join(names)}{meant}")
 
 
 class HelpFormatter(argparse.RawDescriptionHelpFormatter):
@@ -237,6 +265,15 @@ def parse_run_options(args: argparse.Namespace, **extra: Any) -> RunOptions:
         raise InvalidInput("; ".join(dict.fromkeys(problems))) from None
 
 
+def start_options(args: argparse.Namespace, **extra: Any) -> RunOptions:
+    """parse_run_options for a run to start: also refusing budgets too small for its first step
+    (domain/models.START_MINIMUM), in the command line's words."""
+    options = parse_run_options(args, **extra)
+    flags = {flag.loc[-1]: flag.flag for flag in RUN_FLAGS if flag.loc[0] == "budgets"}
+    require_startable(options.budgets, name=flags.__getitem__)
+    return options
+
+
 def run_options(args: argparse.Namespace, **extra: Any) -> dict[str, Any]:
     """The options of `add_run_options` as RunOptions fields (validated by domain/requests); an
     option not given (None) takes RunOptions' default."""
@@ -253,3 +290,41 @@ def budget_options(args: argparse.Namespace) -> dict[str, Any]:
         "runtimeSeconds": args.budget_runtime,
     }
     return {key: value for key, value in given.items() if value is not None}
+
+
+def again_command(person_a: str, person_b: str, record: dict[str, Any], **changes: Any) -> str:
+    """The command that asks the same question again, on the same photo web with the same options
+    (`record`: the run's execution record: providers, worldPath, seed, faults, options), but for
+    `changes` (run options by wire name: `maxHops=7`)."""
+    parts = ["visual-degrees", "run", shlex.quote(person_a), shlex.quote(person_b)]
+    if record.get("providers") == "live":
+        parts += ["--providers", "live"]
+    else:
+        if record.get("worldPath"):
+            parts += ["--world", shlex.quote(str(record["worldPath"]))]
+        if record.get("seed"):
+            parts += ["--seed", str(record["seed"])]
+        if record.get("faults"):
+            parts += ["--faults", shlex.quote(str(record["faults"]))]
+        if record.get("web") not in (None, DEFAULT_WEB):
+            parts += ["--web", shlex.quote(str(record["web"]))]
+    return " ".join(parts + _option_flags({**(record.get("options") or {}), **changes}))
+
+
+def _option_flags(options: dict[str, Any]) -> list[str]:
+    """The command-line flags of the run options that differ from the defaults."""
+    flags: list[str] = []
+    if options.get("strategy", "default") != "default":
+        flags += ["--strategy", str(options["strategy"])]
+    defaults = RunOptions().dump()
+    for flag in RUN_FLAGS:
+        given: Any = options
+        default: Any = defaults
+        for part in flag.loc:
+            given = given.get(part) if isinstance(given, dict) else None
+            default = default.get(part) if isinstance(default, dict) else None
+        if given is not None and given != default:
+            flags += [flag.flag, _plain(given)]
+    if options.get("via"):
+        flags += ["--via", shlex.quote(str(options["via"]))]
+    return flags

@@ -4,6 +4,8 @@ continues one that stopped on a budget."""
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -12,9 +14,11 @@ from visual_degrees.domain.outcomes import BY_OUTCOME
 from visual_degrees_tools.commands.common import (
     add_run_options,
     add_world_options,
+    again_command,
     budget_options,
     finite,
     parse_run_options,
+    start_options,
     whole,
 )
 from visual_degrees_tools.sandbox_options import DEFAULT_WEB
@@ -110,6 +114,7 @@ def main(args: argparse.Namespace, state_dir: Path) -> int:
 def _start(args: argparse.Namespace, state_dir: Path) -> int:
     from visual_degrees.domain.requests import validate_hint, validate_pair
     from visual_degrees_tools.adapters.sqlite_memory import SqliteMemory
+    from visual_degrees_tools.commands import unknown_names
     from visual_degrees_tools.local import environments
     from visual_degrees_tools.local.console import ConsoleSink
     from visual_degrees_tools.local.runner import LocalRunner
@@ -119,9 +124,7 @@ def _start(args: argparse.Namespace, state_dir: Path) -> int:
     # Everything is checked before the state directory is touched: bad input writes nothing.
     a, b = validate_pair(args.person_a, args.person_b)
     hint = validate_hint(args.via, a, b).name if args.via is not None else None
-    options = parse_run_options(
-        args, imagesPerSearch=args.images_per_search, threshold=args.threshold, via=hint
-    )
+    options = start_options(args, imagesPerSearch=args.images_per_search, threshold=args.threshold, via=hint)
     providers = args.providers or "sandbox"
     recorded: dict[str, Any] = {"providers": providers}
     if providers == "live":
@@ -130,9 +133,10 @@ def _start(args: argparse.Namespace, state_dir: Path) -> int:
         sandbox = environments.sandbox_environment(
             args.world, seed=args.seed, faults=args.faults, web=args.web or DEFAULT_WEB
         )
-        environments.require_known(sandbox, a.name, b.name, *([hint] if hint else []))
+        names = [a.name, b.name, *([hint] if hint else [])]
+        unknown_names.require_known(sandbox, names, args.world)
         environment = sandbox
-        recorded.update(_world_record(args))
+        recorded.update(sandbox.recorded)  # what `run --continue` needs to make its photo web again
     memory = SqliteMemory(state_dir / "memory.sqlite3")
     sink = ConsoleSink(as_json=args.json)
     try:
@@ -141,7 +145,8 @@ def _start(args: argparse.Namespace, state_dir: Path) -> int:
     finally:
         sink.close()
         memory.close()
-    return _close(args, result, simulated=providers == "sandbox")
+    again = partial(again_command, a.name, b.name, {**recorded, "options": options.dump()})
+    return _close(args, result, simulated=providers == "sandbox", again=again)
 
 
 def _continue(args: argparse.Namespace, state_dir: Path) -> int:
@@ -175,7 +180,10 @@ def _continue(args: argparse.Namespace, state_dir: Path) -> int:
     finally:
         sink.close()
         memory.close()
-    return _close(args, result, simulated=simulated)
+    again = partial(
+        again_command, str(record.get("personA")), str(record.get("personB")), {**record, **recorded}
+    )
+    return _close(args, result, simulated=simulated, again=again)
 
 
 def _environment_of(
@@ -185,6 +193,7 @@ def _environment_of(
     checked against the run's own: a photo proves a link only in the web it was found in."""
     from visual_degrees.domain.errors import RunNotFound
     from visual_degrees.lifecycle.run_memory import RunControl
+    from visual_degrees_tools.commands import unknown_names
     from visual_degrees_tools.local import environments
 
     meta = RunControl(memory, run_id, 60).meta()
@@ -209,9 +218,9 @@ def _environment_of(
         sandbox = environments.sandbox_environment(world, seed=seed, faults=faults, web=web)
         names = [str(meta.person_a), str(meta.person_b)]
         if args.via is not None:
-            environments.require_known(sandbox, *names, args.via)
+            unknown_names.require_known(sandbox, [*names, args.via], world)
         environment = sandbox
-        recorded.update(worldPath=str(world.resolve()) if world else None, seed=seed, faults=faults, web=web)
+        recorded.update(sandbox.recorded)
         _same_web(sandbox, run_id, meta.web or "", world)
     return environment, recorded, providers == "sandbox"
 
@@ -230,25 +239,9 @@ def _web_of(environment: RunEnvironment) -> str:
     return environment.providers.web
 
 
-def _world_record(args: argparse.Namespace) -> dict[str, Any]:
-    """What `run --continue` needs to rebuild this run's photo web."""
-    world = Path(args.world).resolve() if args.world else None
-    return {
-        "worldPath": str(world) if world else None,
-        "seed": args.seed,
-        "faults": args.faults,
-        "web": args.web or DEFAULT_WEB,
-    }
-
-
-def _close(args: argparse.Namespace, result: RunResult, *, simulated: bool) -> int:
-    from visual_degrees_tools.local.console import continue_hint, summary
+def _close(args: argparse.Namespace, result: RunResult, *, simulated: bool, again: Callable[..., str]) -> int:
+    from visual_degrees_tools.local.console import closing
 
     if not args.json:
-        if result.final is not None:
-            print(summary(result.final, simulated=simulated))
-            follow = continue_hint(result.final)
-            if follow:
-                print(follow)
-        print(f"run id {result.run_id}  (visual-degrees trace {result.run_id})")
+        print(closing(result.run_id, result.final, simulated=simulated, again=again))
     return BY_OUTCOME[result.outcome].exit_code

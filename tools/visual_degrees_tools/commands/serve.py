@@ -16,6 +16,7 @@ from visual_degrees_tools.commands.common import add_world_options, count, numbe
 
 if TYPE_CHECKING:
     from visual_degrees.domain.ceilings import RunCeilings
+    from visual_degrees_tools.local.server.runs import Stopped
 
 NAME = "serve"
 HELP = "serve the web page and the WebSocket API on this machine"
@@ -70,6 +71,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="WebSocket connections at once; more are refused with 503 (default 256)",
     )
     parser.add_argument(
+        "--max-unsent-bytes",
+        type=count,
+        default=None,
+        metavar="N",
+        help="bytes queued for one connection that does not read before it is dropped (close 1013, "
+        "it may reconnect and catch up; default 4194304: 4 MiB)",
+    )
+    parser.add_argument(
         "--allowed-host",
         action="append",
         default=[],
@@ -120,6 +129,7 @@ def ceilings_of(args: argparse.Namespace) -> RunCeilings:
 
 
 def main(args: argparse.Namespace, state_dir: Path) -> int:
+    from visual_degrees.constants import MAX_MESSAGE_BYTES
     from visual_degrees.domain.errors import InvalidInput
     from visual_degrees_tools.adapters.sqlite_memory import SqliteMemory
     from visual_degrees_tools.local.environments import sandbox_environment
@@ -131,6 +141,8 @@ def main(args: argparse.Namespace, state_dir: Path) -> int:
         raise InvalidInput("--max-concurrent-runs must be at least 1")
     if args.max_connections < 1:
         raise InvalidInput("--max-connections must be at least 1")
+    if args.max_unsent_bytes is not None and args.max_unsent_bytes < MAX_MESSAGE_BYTES:
+        raise InvalidInput(f"--max-unsent-bytes must be at least {MAX_MESSAGE_BYTES} (one frame)")
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(message)s")
     sandbox = sandbox_environment(args.world, seed=args.seed, faults=args.faults or None, web=args.web)
     example = example_pair(sandbox.web)
@@ -146,14 +158,16 @@ def main(args: argparse.Namespace, state_dir: Path) -> int:
         ceilings=ceilings_of(args),
         max_connections=args.max_connections,
         allowed_hosts=tuple(args.allowed_host),
+        **({"outbox_bytes": args.max_unsent_bytes} if args.max_unsent_bytes is not None else {}),
     )
     memory = SqliteMemory(state_dir / "memory.sqlite3")
 
     def ready(address: Address) -> None:
         print(f"Visual Degrees: open {address.http_url}  (WebSocket {address.ws_url})", flush=True)
+        label = world_label(sandbox.web)
+        made_up = " (made-up people)" if label == "bundled" else ""
         world = (
-            f"{world_label(sandbox.web)}, {sandbox.web.world.size:,} people, seed {args.seed}, "
-            f"{sandbox.web.mode} web"
+            f"{label}{made_up}, {sandbox.web.world.size:,} people, seed {args.seed}, {sandbox.web.mode} web"
         )
         tried = f"; try {example[0]} → {example[1]}" if example else ""
         print(f"Sandbox world: {world}{tried}", flush=True)
@@ -165,7 +179,7 @@ def main(args: argparse.Namespace, state_dir: Path) -> int:
             )
         print("Ctrl-C stops the server; unfinished runs are cancelled.", flush=True)
 
-    async def serve() -> int:
+    async def serve() -> Stopped:
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
@@ -175,11 +189,11 @@ def main(args: argparse.Namespace, state_dir: Path) -> int:
         return await server.serve(stop, ready)
 
     try:
-        cancelled = asyncio.run(serve())
+        stopped = asyncio.run(serve())
     except OSError as exc:  # the port is taken, the address is not ours
         print(f"visual-degrees: cannot listen on {args.host}:{args.port}: {exc.strerror}", file=sys.stderr)
         return 1
     finally:
         memory.close()
-    print(f"stopped ({cancelled} unfinished runs cancelled)")
+    print(f"stopped ({stopped})")
     return 0

@@ -1,11 +1,15 @@
 """What a local run runs against: the simulated photo web (default) or the live providers.
 
 Each run gets its own clock (a virtual one in the sandbox, so simulated time and latency are per
-run); the photo web itself is built once and shared by every run of the process.
+run); the photo web itself is built once and shared by every run of the process. A sandbox run's
+clock starts at the run's real start (`dated`), so its events are dated today plus simulated time;
+the benchmarks start every run at the fixed EPOCH instead, so their records never depend on the day.
 """
 
 from __future__ import annotations
 
+import os
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -27,7 +31,13 @@ class SandboxEnvironment:
     """Callable run_id -> RunEnvironment over one shared photo web."""
 
     def __init__(
-        self, web: PhotoWeb, *, seed: int = 0, faults: FaultConfig | None = None, planner_recall: float = 1.0
+        self,
+        web: PhotoWeb,
+        *,
+        seed: int = 0,
+        faults: FaultConfig | None = None,
+        planner_recall: float = 1.0,
+        dated: bool = True,
     ) -> None:
         from visual_degrees_tools.local.world_info import world_label
 
@@ -35,14 +45,23 @@ class SandboxEnvironment:
         self.seed = seed
         self.faults = faults
         self.planner_recall = planner_recall
+        self.dated = dated
         # How `trace` names the world; the realistic web is the default, so the clean one says so.
         clean = " clean" if web.mode == "clean" else ""
         self.label = world_label(web) + (f" seed {seed}" if seed else "") + clean
+        bundled = world_label(web) == "bundled"
+        self.recorded = {
+            "worldPath": None if bundled else str(Path(web.world.source).resolve()),
+            "seed": seed,
+            "faults": faults.describe() if faults else "",
+            "web": web.mode,
+        }
 
     def __call__(self, run_id: str) -> RunEnvironment:
-        from visual_degrees_tools.sandbox import LATENCIES, VirtualClock, build_sandbox
+        from visual_degrees_tools.sandbox import EPOCH, LATENCIES, VirtualClock, build_sandbox
+        from visual_degrees_tools.sandbox.clock import dated_start
 
-        clock = VirtualClock()
+        clock = VirtualClock(dated_start(time.time()) if self.dated else EPOCH)
         sandbox = build_sandbox(
             self.web, seed=self.seed, faults=self.faults, clock=clock, planner_recall=self.planner_recall
         )
@@ -53,6 +72,7 @@ class SandboxEnvironment:
             on_transition=lambda _state: clock.advance(LATENCIES.state_transition),
             web=self.label,
             simulated=True,
+            recorded=self.recorded,
         )
 
 
@@ -63,29 +83,40 @@ def sandbox_environment(
     faults: str | FaultConfig | None = None,
     planner_recall: float = 1.0,
     web: str = DEFAULT_WEB,
+    dated: bool = True,
 ) -> SandboxEnvironment:
     """Load a world (the bundled synthetic one by default) and build its photo web: `realistic`
-    (results as real image search gives them) or `clean` (sandbox/webs.py)."""
+    (results as real image search gives them) or `clean` (sandbox/webs.py); `dated`: see the
+    module's docstring."""
     from visual_degrees_tools.sandbox import FaultConfig, default_world_path, load_world, photo_web
 
     plan = FaultConfig.parse(faults) if isinstance(faults, str) else faults
     world = load_world(world_path or default_world_path())
     return SandboxEnvironment(
-        photo_web(world, seed, web_name(web)), seed=seed, faults=plan, planner_recall=planner_recall
+        photo_web(world, seed, web_name(web)),
+        seed=seed,
+        faults=plan,
+        planner_recall=planner_recall,
+        dated=dated,
     )
 
 
 def require_known(environment: SandboxEnvironment, *names: str) -> None:
     """In the sandbox we can tell a user that a name is nobody in the world, and whom they may have
     meant (live, we cannot). Names are personA, personB, then (if any) the hint, via."""
-    unknown = {
+    unknown = unknown_names(environment, *names)
+    if unknown:
+        world = environment.web.world
+        raise unknown_person(unknown, {field: world.suggest(name) for field, name in unknown.items()})
+
+
+def unknown_names(environment: SandboxEnvironment, *names: str) -> dict[str, str]:
+    """The names nobody in the world has, by field (personA, personB, via, as for require_known)."""
+    return {
         field: name
         for field, name in zip(PAIR_FIELDS, names, strict=False)
         if not environment.web.knows(name)
     }
-    if unknown:
-        world = environment.web.world
-        raise unknown_person(unknown, {field: world.suggest(name) for field, name in unknown.items()})
 
 
 def unknown_person(unknown: dict[str, str], suggestions: dict[str, list[str]]) -> UnknownPerson:
@@ -93,24 +124,34 @@ def unknown_person(unknown: dict[str, str], suggestions: dict[str, list[str]]) -
     parts = []
     for field, name in unknown.items():
         close = suggestions.get(field) or []
-        hint = f"did you mean {_either(close)}?" if close else "no name in it is close"
+        hint = f"did you mean {either(close)}?" if close else "no name in it is close"
         parts.append(f"{name!r} is not anyone in this world ({hint})")
     return UnknownPerson("; ".join(parts), {f: s for f, s in suggestions.items() if s})
 
 
-def _either(names: list[str]) -> str:
-    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} or {names[-1]}"
+def either(names: list[str], word: str = "or") -> str:
+    """`A`, `A or B`, `A, B or C` (with `word` between the last two)."""
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} {word} {names[-1]}"
 
 
 def live_environment(settings: Settings | None = None) -> Callable[[str], RunEnvironment]:
-    """The live providers from settings (VD_* variables, a config file, or the provider-key secret)."""
+    """The live providers from settings (VD_* variables, a config file, or the provider-key secret),
+    every run's calls paced by one in-process limiter at the settings' rates (VD_SEARCH_RPS…).
+    ConfigurationError, naming the extra to install, on an install without it."""
+    from visual_degrees_tools.extras import require_extra
+
+    require_extra("live", "--providers live")
     from visual_degrees.adapters.aws.secrets import SecretsManagerSecrets
-    from visual_degrees.adapters.live.providers import build_live_providers
+    from visual_degrees.adapters.live.providers import build_live_providers, pacing_rates
+    from visual_degrees.adapters.rate_limiter import in_process_limiter
     from visual_degrees.settings import load_settings
 
-    providers = build_live_providers(settings or load_settings(secrets=SecretsManagerSecrets()))
+    settings = settings or load_settings(secrets=SecretsManagerSecrets())
+    providers = build_live_providers(settings, paced=True)
+    region = os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION")
+    limiter = in_process_limiter(pacing_rates(settings, region))
 
     def environment(run_id: str) -> RunEnvironment:
-        return RunEnvironment(providers=providers, clock=WallClock())
+        return RunEnvironment(providers=providers, clock=WallClock(), limiter=limiter)
 
     return environment

@@ -1,7 +1,8 @@
 """Execution histories of local runs, kept without TTL: they are the operator's trace, as the Step
 Functions console keeps them for deployed runs. A run continued after a budget ran out has one
 execution per segment (`<run id>`, `<run id>--c1`, …); the list of runs has one row per run, with
-the latest outcome and its executions in order."""
+the latest outcome and its executions in order. Each execution also keeps the ending its run
+reached (the terminal event), which outlives the run's memory: `visual-degrees show` reprints it."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import time
 from typing import Any
 
 from visual_degrees.domain.errors import RunNotFound
+from visual_degrees.domain.models import RunEvent
 from visual_degrees.ports import Memory, Put
 
 HISTORY_CHUNK = 100  # history events per stored item (each carries state JSON): items stay far below 350 KB
@@ -20,13 +22,23 @@ class ExecutionStore:
         self.memory = memory
 
     def save(
-        self, name: str, status: str, visited: int, history: list[dict[str, Any]], **summary: Any
+        self,
+        name: str,
+        status: str,
+        visited: int,
+        history: list[dict[str, Any]],
+        *,
+        ending: RunEvent | None = None,
+        **summary: Any,
     ) -> None:
-        """Keep the history of execution `name` (of run `summary["runId"]`, default: `name`)."""
+        """Keep the history of execution `name` (of run `summary["runId"]`, default: `name`), and
+        the ending it reached (None: it ended without one)."""
         pk = f"exec#{name}"
         for start in range(0, len(history), HISTORY_CHUNK):
             chunk = history[start : start + HISTORY_CHUNK]
             self.memory.put(Put(pk, f"h#{start // HISTORY_CHUNK:05d}", {"events": chunk}))
+        if ending is not None:  # one event fits one WebSocket frame (96 KB): one item
+            self.memory.put(Put(pk, "ending", ending.dump()))
         record = {
             "runId": name,
             "execution": name,
@@ -61,6 +73,11 @@ class ExecutionStore:
         if record is None:
             raise RunNotFound(f"no execution history for run {run_id!r}")
         return [str(name) for name in record.get("executions", [run_id])]
+
+    def ending(self, name: str) -> RunEvent | None:
+        """The ending execution `name` reached, as its run's terminal event (None: not kept)."""
+        item = self.memory.get(f"exec#{name}", "ending")
+        return RunEvent.model_validate(item.data) if item else None
 
     def history(self, run_id: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
         pk = f"exec#{run_id}"

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
+from visual_degrees.adapters.pacing import paced
 from visual_degrees.constants import STATE_TASKS
 from visual_degrees.domain.costs import DEFAULT_COSTS, CostTable
 from visual_degrees.domain.errors import RunNotFound
@@ -19,10 +20,11 @@ from visual_degrees.domain.models import DEFAULT_TTL_SECONDS, RunEvent, RunOptio
 from visual_degrees.domain.outcomes import BY_EVENT, TERMINAL_EVENTS, Outcome
 from visual_degrees.domain.requests import parse_options, validate_pair
 from visual_degrees.lifecycle import continuation
+from visual_degrees.lifecycle.call_tickets import call_ticket
 from visual_degrees.lifecycle.context import CacheTally, Providers, StepContext
 from visual_degrees.lifecycle.event_log import EventLog
 from visual_degrees.lifecycle.run_memory import RunControl
-from visual_degrees.ports import Clock, EventSink, Memory
+from visual_degrees.ports import Clock, EventSink, Memory, RateLimiter
 from visual_degrees.steps import execute
 from visual_degrees_tools.local.asl.definition import load_definition
 from visual_degrees_tools.local.asl.engine import Execution, LocalEngine
@@ -31,7 +33,8 @@ from visual_degrees_tools.local.executions import ExecutionStore
 
 @dataclass
 class RunEnvironment:
-    """What one run runs against: providers bound to a clock, and how waiting and transitions pass."""
+    """What one run runs against: providers bound to a clock, and how waiting and transitions pass.
+    With a `limiter`, the run's paid calls are paced by it (shared by every run of the process)."""
 
     providers: Providers
     clock: Clock
@@ -39,6 +42,10 @@ class RunEnvironment:
     on_transition: Callable[[str], object] | None = None
     web: str = "live web"  # what `trace` lists as the run's world: a world file's name, or the live web
     simulated: bool = False  # the clock is the sandbox's: times in the history are simulated
+    # What the run's execution record keeps to make this photo web again (`run --continue`, `show`'s
+    # command to start again): the world file, seed and faults of a sandbox web.
+    recorded: dict[str, Any] = field(default_factory=dict)
+    limiter: RateLimiter | None = None
 
 
 @dataclass
@@ -112,8 +119,13 @@ class LocalRunner:
             resumed_at = (meta.clock_at or 0.0) if meta is not None else 0.0
             if resumed_at > env.clock.now():
                 env.sleep(resumed_at - env.clock.now())
+        providers = env.providers
+        if env.limiter is not None:
+            deadline = time.time() + initial.options.budgets.runtime_seconds
+            ticket = call_ticket(self.memory, initial, self._costs, deadline=deadline)
+            providers = paced(providers, env.limiter, ticket)
         ctx = StepContext(
-            providers=env.providers, memory=self.memory, clock=env.clock, sink=sink, costs=self._costs
+            providers=providers, memory=self.memory, clock=env.clock, sink=sink, costs=self._costs
         )
 
         def invoke(resource: str, payload: dict[str, Any]) -> dict[str, Any]:
@@ -134,15 +146,17 @@ class LocalRunner:
             execution.status,
             len(execution.visited),
             execution.history,
+            ending=final,
             runId=run_id,
             segment=segment,
             personA=initial.person_a.name,
             personB=initial.person_b.name,
+            options=initial.options.dump(),
             outcome=outcome,
             world=env.web,
             startedAt=started_at,
             clock="simulated" if env.simulated else "wall",
-            **(recorded or {}),
+            **{**env.recorded, **(recorded or {})},
         )
         return RunResult(
             run_id=run_id, outcome=outcome, final=final, execution=execution, cache_tally=ctx.cache_tally
@@ -158,7 +172,12 @@ class LocalRunner:
         return EventLog(self.memory).read(run_id, from_seq)
 
     def final_event(self, run_id: str) -> RunEvent | None:
-        for event in reversed(self.events(run_id)):
-            if event.type in TERMINAL_EVENTS:
-                return event
-        return None
+        return latest_ending(self.memory, run_id)
+
+
+def latest_ending(memory: Memory, run_id: str) -> RunEvent | None:
+    """The run's latest terminal event in its event log (None: none, or its memory has expired)."""
+    for event in reversed(EventLog(memory).read(run_id)):
+        if event.type in TERMINAL_EVENTS:
+            return event
+    return None

@@ -44,7 +44,7 @@ def _when(epoch: Any) -> str:
         return "?"
 
 
-def _started(run: dict[str, Any]) -> str:
+def started(run: dict[str, Any]) -> str:
     if "startedAt" in run:
         return _when(run["startedAt"])
     try:  # recorded before the start time was: the run id starts with it (UTC)
@@ -54,10 +54,18 @@ def _started(run: dict[str, Any]) -> str:
     return _when(stamp.replace(tzinfo=UTC).timestamp())
 
 
+# A run's outcome as `trace` and `show` say it.
+OUTCOME_WORDS = {"path": "found a path", "no_path": "no path", "cancelled": "cancelled", "error": "failed"}
+
+
+def outcome_words(outcome: object) -> str:
+    return OUTCOME_WORDS.get(str(outcome), str(outcome))
+
+
 def format_history(summary: dict[str, Any], events: list[dict[str, Any]]) -> str:
     simulated = summary.get("clock") == "simulated"
     world = summary.get("world")
-    context = [f"world {world}" if world else "", f"started {_started(summary)}"]
+    context = [f"world {world}" if world else "", f"started {started(summary)}"]
     since = "this continuation" if summary.get("segment") else "the run"
     if simulated:
         context.append(f"times are simulated seconds since {since} started (the sandbox's clock)")
@@ -69,7 +77,7 @@ def format_history(summary: dict[str, Any], events: list[dict[str, Any]]) -> str
     lines = [
         f"{title}: {summary['personA']} → {summary['personB']}",
         " · ".join(part for part in context if part),
-        f"Execution {summary['status']} · outcome {summary['outcome']} · "
+        f"Execution {summary['status']} · {outcome_words(summary['outcome'])} · "
         f"{plural(summary['states'], 'state')} · {plural(len(events), 'event')}",
         "",
         f"{'id':>4}  {'time':>11}  {'type':<28}  detail",
@@ -87,11 +95,11 @@ def format_runs(runs: list[dict[str, Any]]) -> str:
     rows = [("started", "world", "outcome", "people", "run id")]
     for run in runs:
         people = f"{run['personA']} → {run['personB']}"
-        outcome = str(run["outcome"])
+        outcome = outcome_words(run["outcome"])
         continued = len(run.get("executions") or []) - 1
         if continued > 0:
             outcome += f" (continued{f' {continued}×' if continued > 1 else ''})"
-        rows.append((_started(run), str(run.get("world") or "?"), outcome, people, run["runId"]))
+        rows.append((started(run), str(run.get("world") or "?"), outcome, people, run["runId"]))
     widths = [max(len(row[i]) for row in rows) for i in range(4)]
     return "\n".join(
         "  ".join(cell.ljust(width) for cell, width in zip(row[:4], widths, strict=True)) + "  " + row[4]

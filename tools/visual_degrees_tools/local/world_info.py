@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 API_PREFIX = "/api/"
 DEFAULT_NAMES = 8
 MAX_NAMES = 10
+MAX_FIELDS = 4  # q and limit, and room for a cache-buster
 
 
 @dataclass(frozen=True)
@@ -68,7 +69,11 @@ class WorldInfo:
         if path == "/api/world":
             return Answer(200, self._world(self._web))
         if path == "/api/names":
-            return self._names(self._web, parse_qs(query, max_num_fields=4))
+            try:
+                params = parse_qs(query, max_num_fields=MAX_FIELDS)
+            except ValueError:  # more fields than any page asks with
+                return Answer(400, {"error": f"at most {MAX_FIELDS} query fields"})
+            return self._names(self._web, params)
         return None
 
     @staticmethod

@@ -7,6 +7,7 @@ few hundred tokens, and the Step Functions overhead between two states.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
@@ -15,8 +16,18 @@ from visual_degrees.domain.errors import InvalidInput
 
 T = TypeVar("T")
 
-# 2024-01-01T00:00:00Z: a fixed start so simulated timestamps are reproducible.
+# 2024-01-01T00:00:00Z: a fixed start so simulated timestamps are reproducible (the benchmarks').
 EPOCH = 1_704_067_200.0
+_START_GRID = 1024  # a dated start is a whole number of 1/1024 s
+
+
+def dated_start(wall: float) -> float:
+    """Where the clock of a run started at `wall` (epoch seconds) starts, so its events carry the
+    run's real date plus simulated time: `wall` rounded down to 1/1024 s. Simulated durations stay
+    bit for bit those of a clock started at EPOCH: floats in EPOCH's binade, [2**30, 2**31) s (until
+    2038), are all multiples of 2**-22 s, so from any start that is an even multiple of that every
+    latency added rounds the same way."""
+    return math.floor(wall * _START_GRID) / _START_GRID
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ whatever its confidence; lookalikes carry the other person's name and celebrity 
 
 from __future__ import annotations
 
-from visual_degrees.domain.errors import ProviderError, TransientProviderError
+from visual_degrees.domain.errors import ProviderError, ProviderThrottled
 from visual_degrees.domain.models import Face, FetchedImage
 from visual_degrees_tools.sandbox.provider import WebProvider
 from visual_degrees_tools.sandbox.render import photo_boxes, photo_id_in
@@ -20,7 +20,7 @@ class SandboxRecognizer(WebProvider):
         self.calls += 1
         if self.faults.strikes("recognize_throttle", image.sha256):
             self.clock.advance(self.latencies.throttled)
-            raise TransientProviderError("recogniser throttled (ThrottlingException)")
+            raise ProviderThrottled("recogniser throttled (ThrottlingException)")
         self.clock.advance(self.latencies.recognize)
         if len(image.data) > MAX_IMAGE_BYTES:
             raise ProviderError("image is larger than 5 MB (ImageTooLargeException)")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from functools import cached_property
 
-from visual_degrees.domain.errors import InvalidInput, TransientProviderError
+from visual_degrees.domain.errors import InvalidInput, ProviderThrottled, TransientProviderError
 from visual_degrees.domain.models import ImageHit
 from visual_degrees_tools.sandbox.provider import WebProvider
 from visual_degrees_tools.sandbox.ranking import Ranker, query_words, ranker_for
@@ -34,7 +34,7 @@ class SandboxImageSearch(WebProvider):
         identity = f"{query}\x1f{count}"
         if self.faults.strikes("search_429", identity):
             self.clock.advance(self.latencies.throttled)
-            raise TransientProviderError("image search throttled (HTTP 429)")
+            raise ProviderThrottled("image search throttled (HTTP 429)")
         self.clock.advance(self.latencies.search)
         if self.faults.strikes("search_5xx", identity):
             raise TransientProviderError("image search failed (HTTP 503)")

@@ -6,6 +6,9 @@ punctuation), and name each person by display name; namesakes share a key and ap
   Tom Hanks), the most appearances first. Text that begins nobody's name gets corrections instead.
 - Correction, for a name nobody in the world has: the closest keys by rapidfuzz's normalised edit
   similarity, also with the words in either order ("bacon kevin"), best first, then most appearances.
+  While typing, anything from CORRECTION_CUTOFF is listed; a "did you mean" after a refused name
+  offers only names from DID_YOU_MEAN_FLOOR, so a far name ("Mary Treen" for "Meryl Streep", 72.7)
+  is never put forward as the one meant (calibration: tests/unit/sandbox/test_suggest.py).
 
 The index is built on first use, once per world (World.names); on movies.txt (115k people) that takes
 about half a second, and a query then a few milliseconds (figures in README.md).
@@ -22,7 +25,10 @@ from functools import cached_property
 from visual_degrees.domain.names import name_key
 
 MAX_SUGGESTIONS = 10
-CORRECTION_CUTOFF = 70.0  # rapidfuzz ratio (0-100) below which a name is not worth offering
+CORRECTION_CUTOFF = 70.0  # rapidfuzz ratio (0-100) below which a name is not worth listing
+# Real typos score 87-96 ("merly strep", "Kevn Bcon", "Ann Hathway", "Kevin Bacn"); other people
+# with a similar name 72-85 ("Mary Treen" for Meryl Streep, "Frank Morgan" for Morgan Freeman).
+DID_YOU_MEAN_FLOOR = 85.0
 CORRECTION_MARGIN = 8.0  # "did you mean" offers the names within this of the closest one
 _END = "\U0010ffff"
 
@@ -73,19 +79,24 @@ class NameIndex:
         self, text: str, limit: int = MAX_SUGGESTIONS, cutoff: float = CORRECTION_CUTOFF
     ) -> list[str]:
         """Display names closest to the text (a typo, a letter missing, the words swapped)."""
-        return [self._name(i) for i, _ in self._closest(text, limit, cutoff)]
+        return [name for name, _ in self.scored(text, limit, cutoff)]
 
     def suggest(self, text: str, limit: int = MAX_SUGGESTIONS) -> list[str]:
         """As the text is typed: the names it begins; if it begins none, the names it may misspell."""
         return self.complete(text, limit) or self.correct(text, limit)
 
     def did_you_mean(self, text: str, limit: int = 3, margin: float = CORRECTION_MARGIN) -> list[str]:
-        """For a name nobody has: the names it begins, else the closest ones, only those about as
-        close as the best (a clear winner is offered alone)."""
+        """For a name nobody has: the names it begins, else the closest ones from DID_YOU_MEAN_FLOOR,
+        only those about as close as the best (a clear winner is offered alone); none if nobody's
+        name is that close."""
         if found := self.complete(text, limit):
             return found
-        closest = self._closest(text, limit, CORRECTION_CUTOFF)
-        return [self._name(i) for i, score in closest if score >= closest[0][1] - margin]
+        closest = self.scored(text, limit, DID_YOU_MEAN_FLOOR)
+        return [name for name, score in closest if score >= closest[0][1] - margin]
+
+    def scored(self, text: str, limit: int = MAX_SUGGESTIONS, cutoff: float = 0.0) -> list[tuple[str, float]]:
+        """(display name, similarity 0-100) of the closest names from `cutoff`, best first."""
+        return [(self._name(i), score) for i, score in self._closest(text, limit, cutoff)]
 
     def _closest(self, text: str, limit: int, cutoff: float) -> list[tuple[int, float]]:
         """(key index, similarity 0-100) of the closest keys, best first, then most appearances."""

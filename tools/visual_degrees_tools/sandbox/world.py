@@ -227,11 +227,12 @@ class World:
         near = {other for event in events[person] for other in members[event]}
         bridges: Counter[int] = Counter()
         small = [e for e in events[person] if largest is None or len(members[e]) <= largest]
+        shared = set(events[person])  # everyone in them is near already: never read them again
         for middle in {other for event in small for other in members[event]} - {person}:
             onward = {
                 other
                 for event in events[middle]
-                if largest is None or len(members[event]) <= largest
+                if event not in shared and (largest is None or len(members[event]) <= largest)
                 for other in members[event]
             }
             bridges.update(onward - near)
@@ -358,6 +359,8 @@ def _parse_json_lines(text: str, builder: _Builder) -> None:
             raw = json.loads(line)
         except json.JSONDecodeError as exc:
             raise WorldFileError(f"{where}: malformed JSON ({exc.msg} at column {exc.colno})") from None
+        except RecursionError:
+            raise WorldFileError(f"{where}: malformed JSON (nested too deep)") from None
         if not isinstance(raw, dict):
             raise WorldFileError(f'{where}: expected an object {{"title": ..., "people": [...]}}')
         try:

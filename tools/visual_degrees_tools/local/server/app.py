@@ -1,6 +1,6 @@
 """`visual-degrees serve`: the deployed WebSocket protocol (protocol.py) and the web page on one port.
 
-    GET /            the page (web/index.html, app.js, app.css)
+    GET /            the page (web/: index.html, app.css, app.js and the modules it imports)
     GET /photos/…    sandbox photos by id, as SVG with labelled face boxes
     GET /ws          the WebSocket endpoint (Upgrade), as the deployed API's stage URL
 
@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import hmac
 import logging
+import weakref
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -31,9 +32,12 @@ from websockets.http11 import Request, Response
 from visual_degrees.constants import MAX_MESSAGE_BYTES
 from visual_degrees.domain.ceilings import RunCeilings
 from visual_degrees.domain.models import RunEvent, RunOptions
+from visual_degrees.lifecycle import run_sharing
 from visual_degrees.lifecycle.event_log import EventLog
+from visual_degrees.lifecycle.run_access import RunAccess
 from visual_degrees.lifecycle.runs_api import RunsApi, StartPolicy
 from visual_degrees.ports import Memory
+from visual_degrees.protocol import is_run_id
 from visual_degrees_tools.local.runner import LocalRunner, RunEnvironment
 from visual_degrees_tools.local.server.broker import Broker, BrokerSink, Published
 from visual_degrees_tools.local.server.gate import HostNames, Refusals, connection_cap, quiet_accept_errors
@@ -41,8 +45,8 @@ from visual_degrees_tools.local.server.http_static import StaticSite, not_found,
 from visual_degrees_tools.local.server.pacing import Pacer
 from visual_degrees_tools.local.server.rate_limit import RateLimits
 from visual_degrees_tools.local.server.recovery import RENEW_SECONDS, InFlight
-from visual_degrees_tools.local.server.runs import LocalExecutions, RunLimits
-from visual_degrees_tools.local.server.session import Session, Sessions
+from visual_degrees_tools.local.server.runs import LocalExecutions, RunLimits, Stopped
+from visual_degrees_tools.local.server.session import OUTBOX_BYTES, Session, Sessions
 
 if TYPE_CHECKING:
     from visual_degrees_tools.local.environments import SandboxEnvironment
@@ -68,12 +72,15 @@ class ServeSettings:
     limits: RunLimits = field(default_factory=RunLimits)
     rate: RateLimits = field(default_factory=RateLimits)
     speed: float = 1.0  # simulated seconds per real second; 0: runs go flat out
-    token: str | None = None  # if set, connections must present it as ?token= (as the deployed API)
+    # If set, connections must present it as ?token= (as the deployed API), or a run's share token
+    # as ?token=…&run=<run id> (a viewer of that run: lifecycle/run_sharing.py).
+    token: str | None = None
     allowed_origins: tuple[str, ...] = ()  # browser origins besides the server's own
     ceilings: RunCeilings = field(default_factory=RunCeilings)  # the most a startRun may ask for
     max_connections: int = 256  # WebSocket connections at once; beyond, 503 before the upgrade
     allowed_hosts: tuple[str, ...] = ()  # Host names served besides the server's own (gate.py)
     io_threads: int = 4
+    outbox_bytes: int = OUTBOX_BYTES  # unsent bytes one connection may hold before it is dropped (1013)
 
 
 @dataclass(frozen=True)
@@ -126,6 +133,8 @@ class LocalServer:
         self.address: Address | None = None
         self.recovered: list[str] = []  # runs a stopped server left unfinished, ended at start
         self.refusals = Refusals()  # connections refused (over the cap, a foreign Host, …)
+        # Connections a share token let in (`--token` set), and the run each may view.
+        self._viewers: weakref.WeakKeyDictionary[ServerConnection, str] = weakref.WeakKeyDictionary()
 
     @classmethod
     def sandboxed(
@@ -144,13 +153,13 @@ class LocalServer:
 
     async def serve(
         self, stop: asyncio.Event | None = None, ready: Callable[[Address], None] | None = None
-    ) -> int:
-        """Serve until `stop` is set; then cancel unfinished runs, let them reach a state boundary,
-        flush what clients are owed and close. Returns how many runs were cancelled."""
+    ) -> Stopped:
+        """Serve until `stop` is set; then refuse new runs, cancel unfinished ones, let them reach a
+        state boundary, flush what clients are owed and close. What became of the unfinished runs."""
         settings = self.settings
         stop = stop or asyncio.Event()
         parts = self._compose(asyncio.get_running_loop())
-        cancelled = 0
+        stopped = Stopped()
         keeper: asyncio.Task[None] | None = None
         cap = connection_cap(settings.max_connections)
         loud_again = quiet_accept_errors(parts.loop, self.refusals)
@@ -163,7 +172,7 @@ class LocalServer:
                 self._connection_handler(parts),
                 settings.host,
                 settings.port,
-                process_request=self._gatekeeper(StaticSite(self._web), parts.sessions, cap),
+                process_request=self._gatekeeper(StaticSite(self._web), parts, cap),
                 max_size=HARD_FRAME_LIMIT,
                 max_queue=16,
                 close_timeout=CLOSE_TIMEOUT_SECONDS,
@@ -174,17 +183,25 @@ class LocalServer:
                 if ready is not None:
                     ready(self.address)
                 await stop.wait()
-                cancelled = await self._wind_down(parts)
+                stopped = await self._wind_down(parts)
         finally:
             loud_again()
             if keeper is not None:
                 keeper.cancel()
             if not parts.runs.stopped:  # we are leaving abnormally (cancelled, failed to bind): no orphans
-                cancelled = parts.runs.shutdown()
+                stopped = parts.runs.shutdown()
             parts.inflight.stop()  # every run has ended: nothing is left for a successor to end
-            parts.io.shutdown(wait=True)
-        log.info("server stopped", extra={"cancelledRuns": cancelled})
-        return cancelled
+            # Waited for off the loop: a request still in an I/O thread may need the loop to finish.
+            await parts.loop.run_in_executor(None, parts.io.shutdown)
+        log.info(
+            "server stopped",
+            extra={
+                "cancelledRuns": stopped.cancelled,
+                "finishedRuns": stopped.finished,
+                "refusedRuns": stopped.refused,
+            },
+        )
+        return stopped
 
     def _compose(self, loop: asyncio.AbstractEventLoop) -> _Parts:
         """The protocol's use case over the local adapters, for one `serve`."""
@@ -233,7 +250,17 @@ class LocalServer:
 
     def _connection_handler(self, parts: _Parts) -> Callable[[ServerConnection], Awaitable[None]]:
         async def handler(socket: ServerConnection) -> None:
-            session = Session(socket, parts.api, parts.broker, parts.offload, limits=self.settings.rate)
+            settings = self.settings
+            viewing = self._viewers.pop(socket, None)
+            session = Session(
+                socket,
+                parts.api,
+                parts.broker,
+                parts.offload,
+                limits=settings.rate,
+                outbox_bytes=settings.outbox_bytes,
+                client_id=run_sharing.viewer_id(viewing) if viewing else None,
+            )
             parts.sessions.add(session)
             try:
                 async for frame in socket:
@@ -249,28 +276,45 @@ class LocalServer:
 
         return handler
 
-    async def _wind_down(self, parts: _Parts) -> int:
+    async def _wind_down(self, parts: _Parts) -> Stopped:
         """New runs are refused from here on; running ones stop at their next boundary and their
-        `cancelled` events still reach the clients that follow them. How many were cancelled."""
-        cancelled = await parts.loop.run_in_executor(None, parts.runs.shutdown)
+        `cancelled` events still reach the clients that follow them."""
+        stopped = await parts.loop.run_in_executor(None, parts.runs.shutdown)
         for session in list(parts.sessions):
             session.outbox.close(1001, "server shutting down")
         flushes = [asyncio.ensure_future(s.outbox.flushed()) for s in list(parts.sessions)]
         if flushes:
             await asyncio.wait(flushes, timeout=FLUSH_SECONDS)
-        return cancelled
+        return stopped
 
     def _gatekeeper(
-        self, site: StaticSite, sessions: Sessions, cap: int
-    ) -> Callable[[ServerConnection, Request], Response | None]:
+        self, site: StaticSite, parts: _Parts, cap: int
+    ) -> Callable[[ServerConnection, Request], Response | Awaitable[Response | None] | None]:
         """Requests must name this server (Host: no DNS rebinding). HTTP requests get the page or a
         photo; WebSocket upgrades to /ws pass if the origin is ours (no other site can drive this
-        server from a visitor's browser), the token matches and there is room (gate.py)."""
+        server from a visitor's browser), the token matches (or is the share token of the run
+        named, for a viewer of it) and there is room (gate.py)."""
         settings = self.settings
         hosts = HostNames(settings.host, settings.allowed_hosts)
         refusals = self.refusals
+        sessions = parts.sessions
 
-        def process_request(connection: ServerConnection, request: Request) -> Response | None:
+        def room() -> Response | None:
+            if len(sessions) >= cap:
+                refusals.add(f"over the cap of {cap} connections")
+                return plain(503, "too many connections; try again shortly", Retry_After="5")
+            return None
+
+        async def viewer(connection: ServerConnection, run_id: str, offered: str) -> Response | None:
+            # The share token is checked against the run's record in an I/O thread (never on the loop).
+            if not await parts.offload(lambda: RunAccess(self.memory).shared(run_id, offered)):
+                return plain(401, "missing or wrong token")
+            self._viewers[connection] = run_id
+            return room()
+
+        def process_request(
+            connection: ServerConnection, request: Request
+        ) -> Response | Awaitable[Response | None] | None:
             url = urlsplit(request.path)
             if getattr(request, "method", "GET") != "GET":  # websockets < 14 parses GET only
                 return plain(405, "only GET is served here")
@@ -280,20 +324,23 @@ class LocalServer:
                 return plain(421, "this server does not answer to that host name")
             upgrade = request.headers.get("Upgrade", "").lower() == "websocket"
             if url.path != WS_PATH:
-                return not_found() if upgrade else site.respond(request.path)  # query: /api/names
+                if upgrade:
+                    return not_found()
+                return site.respond(request.path, request.headers.get("If-None-Match"))  # query: /api/names
             if not upgrade:
                 return None  # websockets answers 426 Upgrade Required
             origin = request.headers.get("Origin")
             if origin is not None and not _origin_allowed(origin, request.headers.get("Host", ""), settings):
                 return plain(403, "this origin may not connect")
             if settings.token is not None:
-                offered = parse_qs(url.query).get("token", [""])[0]
+                query = parse_qs(url.query)
+                offered = query.get("token", [""])[0]
                 if not hmac.compare_digest(offered.encode(), settings.token.encode()):
-                    return plain(401, "missing or wrong token")
-            if len(sessions) >= cap:
-                refusals.add(f"over the cap of {cap} connections")
-                return plain(503, "too many connections; try again shortly", Retry_After="5")
-            return None
+                    run_id = query.get(run_sharing.RUN_QUERY_PARAMETER, [""])[0]
+                    if not is_run_id(run_id):
+                        return plain(401, "missing or wrong token")
+                    return viewer(connection, run_id, offered)
+            return room()
 
         return process_request
 

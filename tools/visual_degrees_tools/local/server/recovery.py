@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from visual_degrees.domain.ids import execution_name
-from visual_degrees.domain.models import DEFAULT_TTL_SECONDS
+from visual_degrees.domain.models import DEFAULT_TTL_SECONDS, RunEvent
 from visual_degrees.lifecycle.endings import end_run
 from visual_degrees.lifecycle.event_log import run_pk
 from visual_degrees.lifecycle.run_memory import RunControl
@@ -160,10 +160,10 @@ class InFlight:
         now = self._clock()
         event = end_run(self._memory, sink, run_id, ttl, "error", data, at=now, meta={"code": STOPPED_CODE})
         if event.type == "error" and event.data.get("code") == STOPPED_CODE:
-            self._record_execution(run_id, now)
+            self._record_execution(run_id, now, event)
         self.remove(run_id)
 
-    def _record_execution(self, run_id: str, at: float) -> None:
+    def _record_execution(self, run_id: str, at: float, ending: RunEvent) -> None:
         """What `trace` shows: the execution failed because its server stopped (its history died
         with the process)."""
         owner = self._memory.get(run_pk(run_id), "owner")
@@ -181,6 +181,7 @@ class InFlight:
             "FAILED",
             0,
             history.events,
+            ending=ending,
             runId=run_id,
             segment=segment,
             personA=people.get("personA", "?"),

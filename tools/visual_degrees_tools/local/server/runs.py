@@ -28,6 +28,7 @@ from visual_degrees_tools.local.server.pacing import Pacer
 from visual_degrees_tools.local.server.recovery import InFlight
 
 log = logging.getLogger(__name__)
+SHUTTING_DOWN = "the server is shutting down; try again shortly"
 
 
 @dataclass(frozen=True)
@@ -39,6 +40,19 @@ class RunLimits:
     def __post_init__(self) -> None:
         if self.max_concurrent < 1 or self.max_waiting < 0 or self.per_client < 1:
             raise ValueError("run limits must be positive")
+
+
+@dataclass(frozen=True)
+class Stopped:
+    """What stopping did to the runs it found unfinished: counted from how each one ended."""
+
+    cancelled: int = 0  # stopped at their next state boundary
+    finished: int = 0  # ended on their own first (a path, no path, an error: the last steps run on)
+    refused: int = 0  # accepted but not yet started: refused, since the server was closing
+
+    def __str__(self) -> str:
+        said = f"unfinished runs: {self.cancelled} cancelled, {self.finished} finished first"
+        return said + (f", {self.refused} refused as they were starting" if self.refused else "")
 
 
 class LocalExecutions:
@@ -77,7 +91,7 @@ class LocalExecutions:
         ended = self._ended(run_id)
         with self._lock:
             if self._stopping:
-                raise ProtocolError(TOO_MANY_RUNS, "the server is shutting down", "startRun")
+                raise ProtocolError(TOO_MANY_RUNS, SHUTTING_DOWN, "startRun")
             if run_id in self._owners and not ended:
                 raise RunNotFound(f"run id {run_id!r} is in use")
             mine = sum(1 for r, o in self._owners.items() if o == client_id and r != run_id)
@@ -107,11 +121,16 @@ class LocalExecutions:
         return name  # the local engine knows each execution by its name
 
     def start(self, name: str, payload: dict[str, Any]) -> str:
+        """Start the run on a worker; ProtocolError(too_many_runs) once the server is closing (a run
+        admitted just before may get here just after: its client is told, and no worker is asked)."""
         state = RunState.model_validate(payload)
-        with self._lock:
-            self._current[state.run_id] = name
         try:
-            self._pool.submit(self._execute, state, name)
+            with self._lock:  # shutdown() sets _stopping under it: no submit can follow the pool's end
+                if self._stopping:
+                    action = "continueRun" if state.segment else "startRun"
+                    raise ProtocolError(TOO_MANY_RUNS, SHUTTING_DOWN, action)
+                self._current[state.run_id] = name
+                self._pool.submit(self._execute, state, name)
         except BaseException:
             self._release(state.run_id)
             raise
@@ -153,19 +172,22 @@ class LocalExecutions:
         with self._lock:
             return self._stopping
 
-    def shutdown(self) -> int:
-        """Cancel every unfinished run, wait for the workers to reach a state boundary and stop.
-        Returns how many runs were cancelled."""
+    def shutdown(self) -> Stopped:
+        """Refuse new runs, cancel every started one, wait for the workers to reach a state boundary
+        and stop; what became of the runs it found unfinished."""
         with self._lock:
             self._stopping = True
-            unfinished = list(self._owners)
-        for run_id in unfinished:
+            started = [run for run, name in self._current.items() if name]
+            waiting = len(self._current) - len(started)  # admitted; start() will refuse them
+        for run_id in started:
             RunControl(self._memory, run_id, DEFAULT_TTL_SECONDS).request_cancel(time.time())
             self.cancel_requested(run_id)
         if self._pacer is not None:
             self._pacer.wake_all()
         self._pool.shutdown(wait=True)
-        return len(unfinished)
+        ended = [RunControl(self._memory, run, DEFAULT_TTL_SECONDS).meta() for run in started]
+        cancelled = sum(1 for meta in ended if meta is not None and meta.status == "cancelled")
+        return Stopped(cancelled=cancelled, finished=len(started) - cancelled, refused=waiting)
 
     # ---- internals -----------------------------------------------------------------------------
 

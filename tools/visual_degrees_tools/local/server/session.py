@@ -34,7 +34,9 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 MAX_SUBSCRIPTIONS = 64  # runs one connection may follow at once
-OUTBOX_LIMIT = 10_000  # unsent messages before we drop a client that does not read
+# Bytes queued for a connection before we drop it as a client that does not read: room for a long
+# catch-up (MAX_REPLAY events) and dozens of the largest frames, never a gigabyte per connection.
+OUTBOX_BYTES = 4 * 1024 * 1024
 FLUSH_SECONDS = 2.0
 CLOSE_POLICY = 1008  # flooding
 CLOSE_TRY_AGAIN = 1013  # too slow to read: reconnect and subscribe with fromSeq to catch up
@@ -49,12 +51,13 @@ class Socket(Protocol):
 
 class Outbox:
     """The connection's outgoing frames, in order, sent by one writer task. A client that stops
-    reading is cut off at `limit` queued frames rather than buffered without end; the event log
-    still holds everything, so it can reconnect and catch up with `fromSeq`."""
+    reading is cut off once `limit_bytes` wait unsent, rather than buffered without end; the event
+    log still holds everything, so it can reconnect and catch up with `fromSeq`."""
 
-    def __init__(self, socket: Socket, limit: int = OUTBOX_LIMIT) -> None:
+    def __init__(self, socket: Socket, limit_bytes: int = OUTBOX_BYTES) -> None:
         self._socket = socket
-        self._limit = limit
+        self._limit = limit_bytes
+        self._queued = 0  # bytes waiting in the queue
         self._queue: asyncio.Queue[str] = asyncio.Queue()
         self._closed = False
         self._close_reason = (1000, "")
@@ -63,9 +66,11 @@ class Outbox:
     def push(self, text: str) -> None:
         if self._closed:
             return
-        if self._queue.qsize() >= self._limit:
+        size = _size(text)
+        if self._queued + size > self._limit:
             self._cut_off(CLOSE_TRY_AGAIN, "too many unread messages; reconnect and subscribe with fromSeq")
             return
+        self._queued += size
         self._queue.put_nowait(text)
 
     def push_json(self, reply: dict[str, Any]) -> None:
@@ -94,6 +99,7 @@ class Outbox:
         # The writer may be stuck in a send to this very client: drop it and its backlog.
         self._closed = True
         self._writer.cancel()
+        self._queue, self._queued = asyncio.Queue(), 0
         self._writer = asyncio.get_running_loop().create_task(self._socket.close(code, reason))
 
     async def _drain(self) -> None:
@@ -102,10 +108,16 @@ class Outbox:
                 text = await self._queue.get()
                 if not text:
                     break
+                self._queued -= _size(text)
                 await self._socket.send(text)
         except Exception:  # the peer went away: nothing left to deliver to
             return
         await self._socket.close(*self._close_reason)
+
+
+def _size(text: str) -> int:
+    """Bytes of `text` on the wire (UTF-8), without encoding the common, ASCII case."""
+    return len(text) if text.isascii() else len(text.encode("utf-8"))
 
 
 class Session:
@@ -120,10 +132,14 @@ class Session:
         offload: Offload[Any],
         *,
         limits: RateLimits | None = None,
+        outbox_bytes: int = OUTBOX_BYTES,
+        client_id: str | None = None,
     ) -> None:
+        """`client_id`: whose connection this is; by default its own client (a share token's
+        viewer is `viewer:<run id>`, lifecycle/run_sharing.py)."""
         self.id = f"local-{secrets.token_hex(8)}"
-        self.outbox = Outbox(socket)
-        self.caller = Caller(connection_id=self.id, client_id=self.id)  # a connection is its own client
+        self.outbox = Outbox(socket, outbox_bytes)
+        self.caller = Caller(connection_id=self.id, client_id=client_id or self.id)
         self._api = api
         self._broker = broker
         self._offload = offload
@@ -140,10 +156,17 @@ class Session:
             self.outbox.push_json(error_reply(RATE_LIMITED, "too many messages; slow down"))
             return
         action: str | None = None
-        try:
+
+        def answer() -> None:
+            # Parsed in the I/O thread too: a frame up to the size limit is linear work, but the loop
+            # serves every connection and never waits on one client's frame.
+            nonlocal action
             message = parse_message(frame)
             action = message.action
-            await self._offload(lambda: self._api.handle(self.caller, message))
+            self._api.handle(self.caller, message)
+
+        try:
+            await self._offload(answer)
         except Exception as exc:
             if not isinstance(exc, VisualDegreesError):
                 log.exception("message failed", extra={"connection": self.id, "action": action})
