@@ -4,7 +4,7 @@ runtime package's modules it entered counted.
 
     python scripts/s2_modules.py                                   # the bundled world, README's pair
     python scripts/s2_modules.py --world ../../shared/data/worlds/cast.G.txt \
-        --a "Kevin Bacon" --b "Julie Andrews" [--strategy seed] [--knobs caption_leads=off]
+        --a "Kevin Bacon" --b "Julie Andrews" [--strategy seed] [--knobs caption_leads=off] [--web clean]
 
 Per S2 step: the distinct modules of visual_degrees it called into (the step's own included), how
 many calls that was, and how many of those calls were re-entries into a module already visited in
@@ -55,9 +55,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--strategy", default="default")
     parser.add_argument("--knobs", default="")
     parser.add_argument("--modules", action="store_true", help="list the modules of the first S2")
+    parser.add_argument(
+        "--web", default=None, help="realistic or clean (default: the checkout's; a tree without webs: clean)"
+    )
     args = parser.parse_args(argv)
 
-    environment = sandbox_environment(args.world)
+    environment = sandbox_environment(args.world, **({"web": args.web} if args.web else {}))
     for task in STATE_TASKS:  # every step imported first: only calls are counted, never imports
         step_function(task.step)
     tracer = Tracer()
