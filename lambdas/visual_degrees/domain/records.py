@@ -44,20 +44,10 @@ class Usage(Model):
     throttled_llm_calls: int = 0
 
     def since(self, start: Usage | None) -> Usage:
-        """What was spent since `start` (None: since nothing)."""
+        """What was spent since `start` (None: since nothing): every count less its start."""
         start = start or Usage()
-        return Usage(
-            searches=self.searches - start.searches,
-            recognitions=self.recognitions - start.recognitions,
-            llm_calls=self.llm_calls - start.llm_calls,
-            llm_tokens_in=self.llm_tokens_in - start.llm_tokens_in,
-            llm_tokens_out=self.llm_tokens_out - start.llm_tokens_out,
-            cost_usd=round(self.cost_usd - start.cost_usd, 6),
-            failed_searches=self.failed_searches - start.failed_searches,
-            throttled_searches=self.throttled_searches - start.throttled_searches,
-            throttled_recognitions=self.throttled_recognitions - start.throttled_recognitions,
-            throttled_llm_calls=self.throttled_llm_calls - start.throttled_llm_calls,
-        )
+        spent = {name: getattr(self, name) - getattr(start, name) for name in type(self).model_fields}
+        return Usage(**{**spent, "cost_usd": round(spent["cost_usd"], 6)})
 
 
 class Position(Model):
