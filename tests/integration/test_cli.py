@@ -212,8 +212,8 @@ def test_a_bare_command_prints_the_help(capsys):
 
 
 def test_a_run_that_ran_out_of_budget_says_how_to_continue_it_and_continues(state_dir, capsys):
-    # Given a run that ran out of searches
-    code = main(["run", A, B, "--budget-searches", "1"])
+    # Given a run that ran out of searches, on the clean web (where the hint links both ends)
+    code = main(["run", A, B, "--web", "clean", "--budget-searches", "1"])
     out = capsys.readouterr().out
     run_id = re.search(r"run id (\S+)", out)[1]
     assert code == 3

@@ -151,20 +151,22 @@ def test_a_provider_that_is_not_set_up_is_told_without_its_code(state_dir, capsy
 def test_a_run_made_by_the_server_on_a_world_file_is_shown_and_continued_on_that_world(
     tmp_path: Path, capsys
 ) -> None:
-    # Given a server on a world file, and a run of it that spent its one search and one recognition
+    # Given a server on a world file's clean web (where Kevin Bacon is seen in a photo with someone,
+    # so the run may be continued without a hint), and a run of it that spent its one search and one
+    # recognition
     world = tmp_path / "credits.txt"
     world.write_text(
         "Footloose (1984)/Bacon, Kevin (I)/Lithgow, John\nA Gala (1999)/Lithgow, John/Andrews, Julie (I)\n"
     )
     state = tmp_path / "state"
-    with running_server(state, sandbox=sandbox_environment(world)) as srv, WsClient(srv.ws_url) as client:
+    with running_server(state, sandbox=sandbox_environment(world, web="clean")) as srv, WsClient(srv.ws_url) as client:
         least = {"searches": 1, "recognitions": 1}
         run_id = client.start("Kevin Bacon", "Julie Andrews", budgets=least)["runId"]
         client.until(is_terminal)
     # Then show offers to continue it, or to ask again on that very world
     again = shown(capsys, run_id, "--state-dir", str(state))
     assert "world credits.txt" in again and f"continue with: visual-degrees run --continue {run_id}" in again
-    # And the command line continues it on that world without being told which
+    # And the command line continues it on that world and web without being told which
     code = main(["--state-dir", str(state), "run", "--continue", run_id, "--budget-searches", "5"])
     assert code in (0, 3)
     assert "run_continued" not in capsys.readouterr().err
