@@ -2,7 +2,7 @@
 # Set up everything the tests need, then run them in parallel, one worker per core:
 #   ./scripts/test.sh                       every tier
 #   ./scripts/test.sh unit [integration …]  those tiers only (unit, integration, e2e, infrastructure)
-#   ./scripts/test.sh [TIER …] ARGS         ARGS go to pytest as they are (a later `-n 1` runs serially)
+#   ./scripts/test.sh [TIER …] ARGS         ARGS go to pytest as they are (a later `-n 0`: one process)
 # A fresh machine gets everything (Debian's chromium when it is missing, .venv with the project and its
 # dev tools at the versions of requirements.lock); after that, set-up is skipped while .venv is up to
 # date with pyproject.toml, requirements.lock and this script (a hash of them is stamped in .venv).
@@ -50,6 +50,7 @@ if [ -n "$apt_pid" ] && ! wait "$apt_pid"; then
   echo "test.sh: installing chromium failed" >&2
   exit 1
 fi
+rm -f "$apt_log"  # exec leaves no shell to run the trap
 
 # One worker per core; tests/conftest.py orders and groups the slow ones (browser, CDK synthesis) so
 # they start first and spread over the workers. The browser tests must run here, not skip.
