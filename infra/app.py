@@ -7,6 +7,7 @@ Run as a module so that `infra.constructs` never shadows the `constructs` librar
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Mapping
 from typing import Any
 
@@ -15,6 +16,7 @@ from aws_cdk import App, Environment
 from infra.nag import add_checks
 from infra.settings import DeploymentSettings
 from infra.stack import VisualDegreesStack
+from visual_degrees.domain.errors import ConfigurationError
 
 
 def build_app(
@@ -40,9 +42,12 @@ def build_app(
 
 def main() -> None:
     # The CLI exports the active profile's account and region; offline both may be absent.
-    app, _ = build_app(
-        account=os.environ.get("CDK_DEFAULT_ACCOUNT"), region=os.environ.get("CDK_DEFAULT_REGION")
-    )
+    try:
+        app, _ = build_app(
+            account=os.environ.get("CDK_DEFAULT_ACCOUNT"), region=os.environ.get("CDK_DEFAULT_REGION")
+        )
+    except ConfigurationError as exc:  # a setting the operator can fix: the message, not a traceback
+        sys.exit(str(exc))
     app.synth()
 
 

@@ -8,6 +8,11 @@ the lock as constraints, so the layer cannot drift from what the tests ran again
 packages it installs, so a laptop of any OS builds the same layer a Lambda on Graviton can import.
 When bundling is skipped (tests, `-c aws:cdk:bundling-stacks=[]`), CDK stages the source folder,
 which holds only the requirements file: a stub asset, no network needed.
+
+`bundleLayer=false` stages that stub for an offline synth. A deploy of it would leave every function
+unable to import its packages, and the CDK CLI runs the app the same way for synth and deploy, so
+the template itself refuses: a CloudFormation rule whose assertion no parameter value can satisfy
+fails every create and update, with the message of STUB_LAYER_REFUSAL, before any resource changes.
 """
 
 from __future__ import annotations
@@ -22,7 +27,19 @@ from pathlib import Path
 from typing import Any
 
 import jsii
-from aws_cdk import Annotations, AssetHashType, BundlingOptions, DockerImage, ILocalBundling, RemovalPolicy
+from aws_cdk import (
+    Annotations,
+    AssetHashType,
+    BundlingOptions,
+    CfnParameter,
+    CfnRule,
+    CfnRuleAssertion,
+    DockerImage,
+    Fn,
+    ILocalBundling,
+    RemovalPolicy,
+    Stack,
+)
 from aws_cdk import aws_lambda as lambda_
 from constructs import Construct
 
@@ -40,6 +57,13 @@ PROVIDED_BY_RUNTIME = ("boto3", "botocore", "s3transfer")
 MAX_LAYER_BYTES = 200 * 1024 * 1024
 
 Runner = Callable[[Sequence[str]], None]
+
+STUB_LAYER_PARAMETER = "DependencyLayer"
+STUB_LAYER_REFUSAL = (
+    "This template was synthesized with -c bundleLayer=false: its dependency layer is a stub without "
+    "packages, and every function would fail to import. Deploy with the layer built: cdk deploy "
+    "(without -c bundleLayer=false)."
+)
 
 
 def pip_command(
@@ -153,6 +177,31 @@ def dependency_layer(
     if not bundle:
         Annotations.of(layer).add_warning_v2(
             "visual-degrees:stub-layer",
-            "bundleLayer=false: the dependency layer is a stub (no packages). Synth only; do not deploy.",
+            "bundleLayer=false: the dependency layer is a stub (no packages). Synth only: CloudFormation "
+            "refuses to deploy this template.",
         )
+        refuse_deployment(Stack.of(scope))
     return layer
+
+
+def refuse_deployment(stack: Stack) -> None:
+    """A rule CloudFormation checks before it creates or updates anything: its one parameter may only
+    be "stub", and the assertion asks for anything else, so it fails with STUB_LAYER_REFUSAL."""
+    layer = CfnParameter(
+        stack,
+        STUB_LAYER_PARAMETER,
+        type="String",
+        default="stub",
+        allowed_values=["stub"],
+        description="The dependency layer of this template is a stub (bundleLayer=false): not deployable.",
+    )
+    CfnRule(
+        stack,
+        "RefuseStubDependencyLayer",
+        assertions=[
+            CfnRuleAssertion(
+                assert_=Fn.condition_not(Fn.condition_equals(layer.value_as_string, "stub")),
+                assert_description=STUB_LAYER_REFUSAL,
+            )
+        ],
+    )

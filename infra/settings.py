@@ -15,6 +15,7 @@ from aws_cdk.aws_logs import RetentionDays
 from constructs import Node
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from infra.bedrock_access import BedrockModel
 from visual_degrees.domain.ceilings import RunCeilings
 from visual_degrees.domain.errors import ConfigurationError
 from visual_degrees.domain.models import RunOptions
@@ -64,6 +65,13 @@ class DeploymentSettings(BaseModel):
         default="amazon.nova-lite-v1:0", alias="bedrockModelId", pattern=r"^[a-z0-9.:-]{3,100}$"
     )
 
+    # Pacing: calls a second to each provider, shared by every run (unset: the provider's documented
+    # default quota, docs/operators.md), and the most of each rate one client's runs may take.
+    search_rps: float | None = Field(default=None, gt=0, le=10_000, alias="searchRps")
+    recognition_rps: float | None = Field(default=None, gt=0, le=10_000, alias="recognitionRps")
+    llm_rps: float | None = Field(default=None, gt=0, le=10_000, alias="llmRps")
+    client_rate_share: float | None = Field(default=None, gt=0, le=1, alias="clientRateShare")
+
     # Runs.
     run_defaults: RunOptions = Field(default_factory=RunOptions, alias="runDefaults")
     # The most one startRun may ask for; above it the request is refused (above_ceiling).
@@ -71,8 +79,13 @@ class DeploymentSettings(BaseModel):
     max_active_runs_per_client: int = Field(default=2, ge=1, le=100, alias="maxActiveRunsPerClient")
     execution_timeout_minutes: int = Field(default=65, ge=5, le=1440, alias="executionTimeoutMinutes")
 
-    # Capacity bounds.
-    reserved_concurrency: bool = Field(default=True, alias="reservedConcurrency")
+    # Capacity bounds. A reservation comes out of the account's concurrency quota, of which Lambda keeps
+    # 100 unreserved, so reservations are off unless the operator turns them on and states the quota
+    # (a new account's may be 10); functions.check_reservations compares the two at synth.
+    reserved_concurrency: bool = Field(default=False, alias="reservedConcurrency")
+    account_concurrency_quota: int = Field(
+        default=0, ge=0, le=10_000_000, alias="accountConcurrencyQuota"
+    )  # 0: not stated
     throttle_rate_limit: float = Field(default=20.0, gt=0, le=10_000, alias="throttleRateLimit")
     throttle_burst_limit: int = Field(default=40, ge=1, le=5_000, alias="throttleBurstLimit")
 
@@ -114,6 +127,22 @@ class DeploymentSettings(BaseModel):
                 f"of runtime, plus {EXECUTION_MARGIN_SECONDS // 60} minutes for the last step and the ending"
             )
         return self
+
+    @model_validator(mode="after")
+    def _reservations_need_the_quota(self) -> DeploymentSettings:
+        if self.reserved_concurrency and not self.account_concurrency_quota:
+            raise ValueError(
+                "reservedConcurrency=true needs accountConcurrencyQuota: the account's Lambda "
+                "concurrent-executions quota in this region (Service Quotas, or "
+                "`aws lambda get-account-settings`: AccountLimit.ConcurrentExecutions)"
+            )
+        return self
+
+    @field_validator("bedrock_model_id")
+    @classmethod
+    def _model_id_has_a_known_shape(cls, value: str) -> str:
+        BedrockModel.parse(value)
+        return value
 
     @field_validator("log_retention_days")
     @classmethod

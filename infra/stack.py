@@ -14,6 +14,7 @@ from aws_cdk import aws_iam as iam
 from aws_cdk import aws_lambda as lambda_
 from constructs import Construct
 
+from infra.bedrock_access import BedrockModel, any_region_model_arn, invoke_statements
 from infra.constructs.execution_endings import ExecutionEndings
 from infra.constructs.functions import Need, Role, RuntimeFunctions
 from infra.constructs.observability import Observability
@@ -21,15 +22,19 @@ from infra.constructs.run_memory_table import RunMemoryTable
 from infra.constructs.secrets import RuntimeSecrets
 from infra.constructs.websocket_api import WebSocketGateway
 from infra.constructs.workflow import Workflow
-from infra.nag import acknowledge
+from infra.nag import acknowledge, acknowledge_wildcard
 from infra.settings import DeploymentSettings
 from visual_degrees.constants import (
     ENV_BEDROCK_MODEL_ID,
+    ENV_CLIENT_RATE_SHARE,
+    ENV_LLM_RPS,
     ENV_MAX_ACTIVE_RUNS,
     ENV_PLANNER,
+    ENV_RECOGNITION_RPS,
     ENV_RUN_CEILINGS,
     ENV_RUN_DEFAULTS,
     ENV_SEARCH_ENGINE,
+    ENV_SEARCH_RPS,
     ENV_SECRET_ARN,
     ENV_STATE_MACHINE_ARN,
     ENV_TABLE_NAME,
@@ -64,6 +69,7 @@ class VisualDegreesStack(Stack):
             "ExecutionEndings",
             state_machine=self.workflow.state_machine,
             function=self.functions.execution_ended,
+            removal=settings.removal,
         )
         self.gateway = WebSocketGateway(
             self,
@@ -81,6 +87,7 @@ class VisualDegreesStack(Stack):
             Need.DESCRIBE_RUN: self._describe_run,
             Need.PROVIDER_KEYS: self._provider_keys,
             Need.CLIENT_TOKENS: self._client_tokens,
+            Need.READ_RUN_ACCESS: self._read_run_access,
             Need.RECOGNIZE: self._recognize,
             Need.PLAN: self._plan,
         }
@@ -103,6 +110,7 @@ class VisualDegreesStack(Stack):
             },
             api=self.gateway.api,
             stage=self.gateway.stage,
+            dead_letter_queues={"Execution endings": self.endings.dead_letters},
             settings=settings,
         )
         self._outputs()
@@ -111,6 +119,10 @@ class VisualDegreesStack(Stack):
 
     def _memory(self, function: lambda_.Function) -> dict[str, str]:
         self.memory.grant_items(function)
+        return {ENV_TABLE_NAME: self.memory.table.table_name}
+
+    def _read_run_access(self, function: lambda_.Function) -> dict[str, str]:
+        self.memory.grant_read_item(function)
         return {ENV_TABLE_NAME: self.memory.table.table_name}
 
     def _push(self, function: lambda_.Function) -> dict[str, str]:
@@ -136,9 +148,17 @@ class VisualDegreesStack(Stack):
 
     def _provider_keys(self, function: lambda_.Function) -> dict[str, str]:
         self.secrets.provider_keys.grant_read(function)
+        pacing = {
+            ENV_SEARCH_RPS: self.settings.search_rps,
+            ENV_RECOGNITION_RPS: self.settings.recognition_rps,
+            ENV_LLM_RPS: self.settings.llm_rps,
+            ENV_CLIENT_RATE_SHARE: self.settings.client_rate_share,
+        }
         return {
             ENV_SECRET_ARN: self.secrets.provider_keys.secret_arn,
             ENV_SEARCH_ENGINE: self.settings.search_engine,
+            # Unset: the runtime paces at each provider's documented default quota.
+            **{name: f"{value:g}" for name, value in pacing.items() if value is not None},
         }
 
     def _client_tokens(self, function: lambda_.Function) -> dict[str, str]:
@@ -148,15 +168,11 @@ class VisualDegreesStack(Stack):
     def _recognize(self, function: lambda_.Function) -> dict[str, str]:
         # A policy of its own (a child of the role, not of the function, whose acknowledgment is about
         # X-Ray), so this one wildcard carries its own reason.
-        role = function.role
-        if not isinstance(role, iam.Role):
-            raise TypeError(f"{function.node.path} has no role of its own to attach a policy to")
-        policy = iam.Policy(
-            role,
+        policy = _own_policy(
+            function,
             "RecognizeCelebrities",
-            statements=[iam.PolicyStatement(actions=["rekognition:RecognizeCelebrities"], resources=["*"])],
+            [iam.PolicyStatement(actions=["rekognition:RecognizeCelebrities"], resources=["*"])],
         )
-        role.attach_inline_policy(policy)
         Validations.of(policy).acknowledge(
             acknowledge(
                 "AwsSolutions-IAM5[Resource::*]",
@@ -169,16 +185,17 @@ class VisualDegreesStack(Stack):
     def _plan(self, function: lambda_.Function) -> dict[str, str]:
         environment: dict[str, str] = {ENV_PLANNER: self.settings.planner}
         if self.settings.planner == "bedrock":
-            model_arn = self.format_arn(
-                service="bedrock",
-                account="",
-                resource="foundation-model",
-                resource_name=self.settings.bedrock_model_id,
-            )
-            function.add_to_role_policy(
-                iam.PolicyStatement(actions=["bedrock:InvokeModel"], resources=[model_arn])
-            )
-            environment[ENV_BEDROCK_MODEL_ID] = self.settings.bedrock_model_id
+            model = BedrockModel.parse(self.settings.bedrock_model_id)
+            policy = _own_policy(function, "InvokeBedrockModel", invoke_statements(self, model))
+            if model.geography is not None:
+                acknowledge_wildcard(
+                    policy,
+                    any_region_model_arn(self, model),
+                    "A cross-region inference profile runs the model in whichever region of its "
+                    "geography Bedrock routes to, and IAM checks the model's ARN there; the statement "
+                    "holds only for calls through this one profile (bedrock:InferenceProfileArn).",
+                )
+            environment[ENV_BEDROCK_MODEL_ID] = model.model_id
         return environment
 
     def _outputs(self) -> None:
@@ -199,5 +216,24 @@ class VisualDegreesStack(Stack):
             value=self.secrets.client_tokens.secret_arn,
             description="client tokens (JSON {clientId: token}); clients pass one as ?token=",
         )
+        CfnOutput(
+            self,
+            "ExecutionEndingsDeadLetterQueueUrl",
+            value=self.endings.dead_letters.queue_url,
+            description="execution endings EventBridge could not deliver (docs/operators.md)",
+        )
+        CfnOutput(self, "ExecutionEndedFunctionName", value=self.functions.execution_ended.function_name)
         CfnOutput(self, "DashboardName", value=self.observability.dashboard.dashboard_name)
         CfnOutput(self, "AlarmTopicArn", value=self.observability.topic.topic_arn)
+
+
+def _own_policy(
+    function: lambda_.Function, policy_id: str, statements: list[iam.PolicyStatement]
+) -> iam.Policy:
+    """A policy of the function's own role holding `statements`, so acknowledgments can name it alone."""
+    role = function.role
+    if not isinstance(role, iam.Role):
+        raise TypeError(f"{function.node.path} has no role of its own to attach a policy to")
+    policy = iam.Policy(role, policy_id, statements=statements)
+    role.attach_inline_policy(policy)
+    return policy

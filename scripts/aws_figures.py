@@ -9,6 +9,7 @@
 
     python scripts/aws_figures.py            # both
     python scripts/aws_figures.py --imports  # only the import times
+    python scripts/aws_figures.py --runs     # only the runs
     python scripts/aws_figures.py --json     # machine-readable
 """
 
@@ -24,20 +25,21 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from visual_degrees_tools.bench.capacity import (
+    DYNAMODB_PER_RRU,
+    DYNAMODB_PER_WRU,
+    LAMBDA_ARM_PER_GB_SECOND,
+    LAMBDA_PER_REQUEST,
+    SFN_STANDARD_PER_TRANSITION,
+    WEBSOCKET_PER_MESSAGE,
+)
+
 REPO_ROOT = Path(__file__).resolve().parents[1]
 STEP_MODULE = "visual_degrees.handlers.candidate_discovery"
 ORCHESTRATION_MODULE = "visual_degrees.handlers.finalize_success"
 ROUTE_MODULE = "visual_degrees.handlers.ws_start_run"
 PROVIDERS_MODULE = "visual_degrees.adapters.live.providers"
 RUNS = 5
-
-# List prices, us-east-1 (see docs/operators.md for the sources and date).
-SFN_PER_TRANSITION = 0.025 / 1000
-LAMBDA_PER_REQUEST = 0.20 / 1_000_000
-LAMBDA_ARM_PER_GB_SECOND = 0.0000133334
-DYNAMODB_PER_WRU = 0.625 / 1_000_000
-DYNAMODB_PER_RRU = 0.125 / 1_000_000
-WEBSOCKET_PER_MESSAGE = 1.00 / 1_000_000  # per 32 KB frame sent (first billion a month)
 
 
 # ---- 1. import times ---------------------------------------------------------------------------
@@ -140,9 +142,9 @@ def run_figures(pairs: list[tuple[str, str]], world_path: Path | None = None) ->
     from visual_degrees.constants import STATE_TASKS
     from visual_degrees.handlers import ws_connect, ws_start_run
     from visual_degrees.handlers.wiring import AwsRuntime, using_runtime
-    from visual_degrees.local.asl.definition import load_definition, render_definition
-    from visual_degrees.local.asl.engine import LocalEngine
-    from visual_degrees.sandbox import PhotoWeb, build_sandbox, default_world_path, load_world
+    from visual_degrees_tools.local.asl.definition import load_definition, render_definition
+    from visual_degrees_tools.local.asl.engine import LocalEngine
+    from visual_degrees_tools.sandbox import PhotoWeb, build_sandbox, default_world_path, load_world
 
     memory_mb = {
         f"${{{t.substitution}}}": STEP_PROFILES.get(t.step, DEFAULT_STEP_PROFILE)[0].memory_mb
@@ -188,6 +190,7 @@ def run_figures(pairs: list[tuple[str, str]], world_path: Path | None = None) ->
             }
 
             gb_seconds: list[float] = []
+            lambda_seconds: list[float] = []
 
             def invoke(
                 resource: str,
@@ -196,6 +199,7 @@ def run_figures(pairs: list[tuple[str, str]], world_path: Path | None = None) ->
                 handlers: dict[str, Any] = handlers,
                 clock: Any = sandbox.clock,
                 gb_seconds: list[float] = gb_seconds,
+                lambda_seconds: list[float] = lambda_seconds,
             ) -> Any:
                 invocations[resource] += 1
                 began = clock.now()
@@ -205,6 +209,7 @@ def run_figures(pairs: list[tuple[str, str]], world_path: Path | None = None) ->
                     # Simulated provider latency stands in for the function's wall time; a step's own
                     # work (memory, events) adds ~0.1 s, at the function's memory size.
                     seconds = clock.now() - began + 0.1
+                    lambda_seconds.append(seconds)
                     gb_seconds.append(seconds * memory_mb[resource] / 1024)
 
             with using_runtime(runtime), _quiet():
@@ -253,9 +258,10 @@ def run_figures(pairs: list[tuple[str, str]], world_path: Path | None = None) ->
                     "provider_calls": sandbox.calls(),
                     "provider_cost_usd": usage.get("costUsd"),
                     "lambda_gb_seconds_estimate": round(sum(gb_seconds), 1),
+                    "lambda_seconds_estimate": round(sum(lambda_seconds), 1),
                     "sim_seconds": final.get("data", {}).get("simSeconds"),
                     "cost_usd": {
-                        "step_functions": transitions * SFN_PER_TRANSITION,
+                        "step_functions": transitions * SFN_STANDARD_PER_TRANSITION,
                         "lambda_requests": lambda_calls * LAMBDA_PER_REQUEST,
                         "lambda_duration_estimate": sum(gb_seconds) * LAMBDA_ARM_PER_GB_SECOND,
                         "dynamodb": calls.rru * DYNAMODB_PER_RRU + calls.wru * DYNAMODB_PER_WRU,
@@ -370,6 +376,7 @@ def show_runs(runs: list[dict[str, Any]]) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--imports", action="store_true", help="only the import times")
+    parser.add_argument("--runs", action="store_true", help="only the runs (scripts/capacity_model.py)")
     parser.add_argument("--json", action="store_true", help="print JSON")
     parser.add_argument("--world", type=Path, help="a world file (default: the bundled synthetic world)")
     parser.add_argument(
@@ -380,17 +387,18 @@ def main() -> None:
         help="a pair to run (repeatable; default: the sandbox's example and far pairs)",
     )
     args = parser.parse_args()
-    from visual_degrees.sandbox import EXAMPLE_PAIR, FAR_PAIR
+    from visual_degrees_tools.sandbox import EXAMPLE_PAIR, FAR_PAIR
 
     given = [p.split("|", 1) for p in args.pair]
     pairs = [(a, b) for a, b in given] or [EXAMPLE_PAIR, FAR_PAIR]
-    figures: dict[str, Any] = {"imports": import_figures()}
+    figures: dict[str, Any] = {} if args.runs else {"imports": import_figures()}
     if not args.imports:
         figures["runs"] = run_figures(pairs, args.world)
     if args.json:
         print(json.dumps(figures, indent=2, ensure_ascii=False))
         return
-    show_imports(figures["imports"])
+    if "imports" in figures:
+        show_imports(figures["imports"])
     if "runs" in figures:
         show_runs(figures["runs"])
 

@@ -17,8 +17,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from visual_degrees.bench import Bench, BenchConfig, Truth, machine_state, sample_pairs
-from visual_degrees.local.environments import sandbox_environment
+from visual_degrees_tools.bench import Bench, BenchConfig, Truth, machine_state, sample_pairs
+from visual_degrees_tools.local.environments import sandbox_environment
 
 WORLDS = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "worlds"
 COLUMNS = (

@@ -29,7 +29,7 @@ def peak_rss_mb() -> float:
 
 
 def measure_load(world: Path) -> dict[str, Any]:
-    from visual_degrees.sandbox import PhotoWeb, load_world
+    from visual_degrees_tools.sandbox import PhotoWeb, load_world
 
     started = time.perf_counter()
     loaded = load_world(world)
@@ -49,8 +49,8 @@ def measure_load(world: Path) -> dict[str, Any]:
 
 
 def measure_bench(world: Path, strategy: str, sample: int, seed: int) -> dict[str, Any]:
-    from visual_degrees.bench import Bench, BenchConfig, Truth, sample_pairs
-    from visual_degrees.local.environments import sandbox_environment
+    from visual_degrees_tools.bench import Bench, BenchConfig, Truth, sample_pairs
+    from visual_degrees_tools.local.environments import sandbox_environment
 
     started = time.perf_counter()
     environment = sandbox_environment(world)
@@ -128,7 +128,7 @@ def main() -> int:
         )
         for strategy in ("seed", "default")
     ]
-    from visual_degrees.bench import machine_state
+    from visual_degrees_tools.bench import machine_state
 
     lines = [
         f"# Issue 2 figures: {args.world.name}, {args.sample} pairs from the largest connected group",

@@ -17,12 +17,12 @@ import json
 import sys
 from pathlib import Path
 
-from visual_degrees.bench import Bench, BenchConfig, Truth, sample_pairs
-from visual_degrees.local.environments import SandboxEnvironment, sandbox_environment
-from visual_degrees.local.runner import RunEnvironment
-from visual_degrees.sandbox.ground_truth import ground_truth
-from visual_degrees.sandbox.knowledge import Knowledge
-from visual_degrees.sandbox.planner import SimulatedPlanner
+from visual_degrees_tools.bench import Bench, BenchConfig, Truth, sample_pairs
+from visual_degrees_tools.local.environments import SandboxEnvironment, sandbox_environment
+from visual_degrees_tools.local.runner import RunEnvironment
+from visual_degrees_tools.sandbox.ground_truth import ground_truth
+from visual_degrees_tools.sandbox.knowledge import Knowledge
+from visual_degrees_tools.sandbox.planner import SimulatedPlanner
 
 KEYS = ("pairs", "solvable", "solved", "success_rate", "false_paths", "mean_cost_usd", "mean_search_calls")
 

@@ -21,9 +21,9 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from visual_degrees.bench import Truth, machine_state, sample_pairs
-from visual_degrees.sandbox import PhotoWeb, load_world
-from visual_degrees.sandbox.graph import Graph
+from visual_degrees_tools.bench import Truth, machine_state, sample_pairs
+from visual_degrees_tools.sandbox import PhotoWeb, load_world
+from visual_degrees_tools.sandbox.graph import Graph
 
 WORLDS = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "worlds"
 

@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from visual_degrees.bench import (
+from visual_degrees_tools.bench import (
     CONTRACT_KEYS,
     Bench,
     BenchConfig,
@@ -30,8 +30,8 @@ from visual_degrees.bench import (
     sample_pairs,
     write_report,
 )
-from visual_degrees.bench.report import progress_printer
-from visual_degrees.local.environments import sandbox_environment
+from visual_degrees_tools.bench.report import progress_printer
+from visual_degrees_tools.local.environments import sandbox_environment
 
 WORLDS = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "worlds"
 SHOWN = tuple(k for k in CONTRACT_KEYS if k != "strategy")

@@ -9,12 +9,12 @@ import json
 import sys
 from pathlib import Path
 
-from visual_degrees.adapters.local.sqlite_memory import SqliteMemory
-from visual_degrees.bench import Truth, sample_pairs
 from visual_degrees.domain.models import RunOptions
 from visual_degrees.domain.names import name_key
-from visual_degrees.local.environments import sandbox_environment
-from visual_degrees.local.runner import LocalRunner
+from visual_degrees_tools.adapters.sqlite_memory import SqliteMemory
+from visual_degrees_tools.bench import Truth, sample_pairs
+from visual_degrees_tools.local.environments import sandbox_environment
+from visual_degrees_tools.local.runner import LocalRunner
 
 
 class Sink:

@@ -31,14 +31,14 @@ from pathlib import Path
 from statistics import mean
 from typing import Any
 
-from visual_degrees.adapters.local.sqlite_memory import SqliteMemory
-from visual_degrees.bench import BenchPair, Truth, machine_state, sample_pairs
-from visual_degrees.bench.counting import Counting
 from visual_degrees.domain.models import Budgets, RunOptions
-from visual_degrees.local.asl.definition import load_definition
-from visual_degrees.local.environments import SandboxEnvironment, sandbox_environment
-from visual_degrees.local.runner import LocalRunner, RunEnvironment, RunResult
 from visual_degrees.ports import Providers
+from visual_degrees_tools.adapters.sqlite_memory import SqliteMemory
+from visual_degrees_tools.bench import BenchPair, Truth, machine_state, sample_pairs
+from visual_degrees_tools.bench.counting import Counting
+from visual_degrees_tools.local.asl.definition import load_definition
+from visual_degrees_tools.local.environments import SandboxEnvironment, sandbox_environment
+from visual_degrees_tools.local.runner import LocalRunner, RunEnvironment, RunResult
 
 WORLDS = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "worlds"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from visual_degrees.sandbox.synthetic import write_default_world
+from visual_degrees_tools.sandbox.synthetic import write_default_world
 
 if __name__ == "__main__":
     print(write_default_world(Path(sys.argv[1]) if len(sys.argv) > 1 else None))

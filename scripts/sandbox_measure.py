@@ -18,14 +18,14 @@ import subprocess
 import sys
 import time
 
-from visual_degrees.sandbox.ground_truth import ground_truth
+from visual_degrees_tools.sandbox.ground_truth import ground_truth
 
 
 def measure(path: str, seed: int, pairs: int) -> dict[str, object]:
     from visual_degrees.domain.queries import DISCOVERY_TEMPLATES, PAIR_TEMPLATES
-    from visual_degrees.sandbox.photoweb import PhotoWeb
-    from visual_degrees.sandbox.search import SandboxImageSearch
-    from visual_degrees.sandbox.world import load_world
+    from visual_degrees_tools.sandbox.photoweb import PhotoWeb
+    from visual_degrees_tools.sandbox.search import SandboxImageSearch
+    from visual_degrees_tools.sandbox.world import load_world
 
     rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     started = time.perf_counter()

@@ -50,11 +50,11 @@ def _rss_kib() -> int:
 
 
 def serve_process(conn: Any, speed: float, workers: int, waiting: int, switch: float = 0.0) -> None:
-    from visual_degrees.adapters.local.sqlite_memory import SqliteMemory
-    from visual_degrees.local.environments import sandbox_environment
-    from visual_degrees.local.server.app import LocalServer, ServeSettings
-    from visual_degrees.local.server.runs import RunLimits
     from visual_degrees.services.event_log import EventLog
+    from visual_degrees_tools.adapters.sqlite_memory import SqliteMemory
+    from visual_degrees_tools.local.environments import sandbox_environment
+    from visual_degrees_tools.local.server.app import LocalServer, ServeSettings
+    from visual_degrees_tools.local.server.runs import RunLimits
 
     stamps: dict[tuple[str, int], float] = {}
     lock = threading.Lock()
@@ -281,7 +281,7 @@ def report(
 
 
 def pick_pairs(count: int, seed: int) -> list[tuple[str, str]]:
-    from visual_degrees.sandbox import EXAMPLE_PAIR, FAR_PAIR, default_world_path, load_world
+    from visual_degrees_tools.sandbox import EXAMPLE_PAIR, FAR_PAIR, default_world_path, load_world
 
     world = load_world(default_world_path())
     rng = random.Random(seed)

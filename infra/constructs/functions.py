@@ -5,14 +5,15 @@ for the `$connect` authorizer and for the EventBridge handler that ends runs who
 first (constants.EXECUTION_ENDED_HANDLER). A row names the handler module, a sizing profile and the
 capabilities (`Need`) the handler uses; the stack turns needs into grants and environment variables,
 so a function gets exactly the permissions of its row. All functions share one code asset and one
-dependency layer. The asset holds what the handlers run (LAMBDA_EXCLUDES leaves out the local engine,
-the local server and web page, the sandbox, the bench and the CLI: `pip install -e .` gives those).
+dependency layer. The asset is the `lambdas/` folder, which holds the runtime package alone: the local
+engine, server, page, sandbox, bench and CLI live in `tools/visual_degrees_tools` (`pip install -e .`
+gives both).
 """
 
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -41,19 +42,6 @@ CODE_EXCLUDES = (
     "**/.mypy_cache",
     "**/.ruff_cache",
 )
-# Parts of the runtime package no handler imports (a test walks every import the asset's modules make,
-# at the top or inside a function, and checks that it resolves inside the asset).
-LAMBDA_EXCLUDES = (
-    "visual_degrees/local",
-    "visual_degrees/sandbox",
-    "visual_degrees/bench",
-    "visual_degrees/commands",
-    "visual_degrees/web",
-    "visual_degrees/statemachine",  # Step Functions gets the definition from the template
-    "visual_degrees/adapters/local",
-    "visual_degrees/cli.py",
-    "visual_degrees/doctor.py",
-)
 HANDLER_PACKAGE = "visual_degrees.handlers"
 AUTHORIZER_MODULE = "ws_authorizer"
 RUNTIME = lambda_.Runtime.PYTHON_3_13
@@ -70,6 +58,8 @@ class Need(enum.Enum):
     DESCRIBE_RUN = "describe_run"  # states:DescribeExecution
     PROVIDER_KEYS = "provider_keys"  # the provider API key secret (VD_SECRET_ARN)
     CLIENT_TOKENS = "client_tokens"  # the client token secret (VD_SECRET_ARN)
+    # GetItem on the run table (VD_TABLE_NAME): the authorizer checks a share token against its run
+    READ_RUN_ACCESS = "read_run_access"
     RECOGNIZE = "recognize"  # rekognition:RecognizeCelebrities
     PLAN = "plan"  # the planner provider (bedrock:InvokeModel when planner=bedrock)
 
@@ -87,6 +77,9 @@ class Sizing:
     timeout_seconds: int
     reserved_concurrency: int
 
+
+# Lambda keeps this much of an account's concurrency quota unreserved: reservations must leave it.
+LAMBDA_UNRESERVED_MINIMUM = 100
 
 # Task states allow 90 s (TimeoutSeconds in the ASL); a function must time out first, or Step Functions
 # would retry a step whose first attempt is still running. Routes stay under API Gateway's 29 s.
@@ -156,7 +149,7 @@ def handler_table() -> tuple[HandlerSpec, ...]:
             AUTHORIZER_MODULE,
             Role.AUTHORIZER,
             AUTHORIZER,
-            frozenset({Need.CLIENT_TOKENS}),
+            frozenset({Need.CLIENT_TOKENS, Need.READ_RUN_ACCESS}),
             "$connect authorizer",
         )
     )
@@ -174,6 +167,23 @@ def handler_table() -> tuple[HandlerSpec, ...]:
     if len(set(ids)) != len(ids):
         raise ConfigurationError(f"two handlers share a construct id: {sorted(ids)}")
     return tuple(rows)
+
+
+def check_reservations(specs: Sequence[HandlerSpec], settings: DeploymentSettings) -> None:
+    """With reservedConcurrency on, the reservations of every function plus the 100 Lambda keeps
+    unreserved must fit the quota the operator stated; otherwise the first function fails to create."""
+    if not settings.reserved_concurrency:
+        return
+    total = sum(spec.sizing.reserved_concurrency for spec in specs)
+    needed = total + LAMBDA_UNRESERVED_MINIMUM
+    if settings.account_concurrency_quota < needed:
+        raise ConfigurationError(
+            f"invalid CDK context: reservedConcurrency reserves {total:,} concurrent executions across "
+            f"{len(specs)} functions and Lambda keeps {LAMBDA_UNRESERVED_MINIMUM} of the account's quota "
+            f"unreserved, so the quota must be at least {needed:,}; accountConcurrencyQuota is "
+            f"{settings.account_concurrency_quota:,}. Ask for a higher quota (Service Quotas: AWS Lambda, "
+            "Concurrent executions) and state it, or deploy with -c reservedConcurrency=false"
+        )
 
 
 def powertools_environment(settings: DeploymentSettings) -> dict[str, str]:
@@ -194,7 +204,8 @@ class RuntimeFunctions(Construct):
     def __init__(self, scope: Construct, construct_id: str, *, settings: DeploymentSettings) -> None:
         super().__init__(scope, construct_id)
         self.specs = handler_table()
-        code = lambda_.Code.from_asset(str(CODE_ROOT), exclude=[*CODE_EXCLUDES, *LAMBDA_EXCLUDES])
+        check_reservations(self.specs, settings)
+        code = lambda_.Code.from_asset(str(CODE_ROOT), exclude=list(CODE_EXCLUDES))
         layer = dependency_layer(
             self, "DependencyLayer", removal=settings.removal, bundle=settings.bundle_layer
         )

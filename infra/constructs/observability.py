@@ -14,15 +14,17 @@ the `service` dimension = "visual-degrees" to every metric, so the alarms below 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
-from aws_cdk import Duration, Validations
+from aws_cdk import Duration, Stack, Validations
 from aws_cdk import aws_apigatewayv2 as apigwv2
 from aws_cdk import aws_cloudwatch as cloudwatch
 from aws_cdk import aws_cloudwatch_actions as actions
+from aws_cdk import aws_iam as iam
 from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_sns as sns
 from aws_cdk import aws_sns_subscriptions as subscriptions
+from aws_cdk import aws_sqs as sqs
 from aws_cdk import aws_stepfunctions as sfn
 from constructs import Construct
 
@@ -77,9 +79,11 @@ class Observability(Construct):
         function_groups: dict[str, Sequence[lambda_.IFunction]],
         api: apigwv2.IWebSocketApi,
         stage: apigwv2.IWebSocketStage,
+        dead_letter_queues: Mapping[str, sqs.IQueue],
         settings: DeploymentSettings,
     ) -> None:
-        """`function_groups`: a title ("Workflow steps", "WebSocket") -> its functions."""
+        """`function_groups`: a title ("Workflow steps", "WebSocket") -> its functions;
+        `dead_letter_queues`: a title -> a queue whose every message is something undelivered."""
         super().__init__(scope, construct_id)
         self.topic = sns.Topic(self, "AlarmTopic", display_name="Visual Degrees alarms", enforce_ssl=True)
         if settings.alarm_email:
@@ -98,6 +102,9 @@ class Observability(Construct):
         for title, functions in function_groups.items():
             self._function_alarms(title, functions, settings)
         finished, budget_ratio, spend = self._run_alarms(settings)
+        for title, queue in dead_letter_queues.items():
+            self._dead_letter_alarm(title, queue)
+        self._allow_alarms_to_publish()
 
         self.dashboard = self._dashboard(
             state_machine, function_groups, api, stage, finished, budget_ratio, spend
@@ -171,6 +178,34 @@ class Observability(Construct):
             description="Provider spend (search, recognition, LLM) in USD over the last hour.",
         )
         return finished, budget_ratio, spend
+
+    def _dead_letter_alarm(self, title: str, queue: sqs.IQueue) -> None:
+        stem = "".join(word.capitalize() for word in title.split())
+        self._alarm(
+            f"{stem}DeadLetters",
+            queue.metric_approximate_number_of_messages_visible(period=FIVE_MINUTES, statistic="Maximum"),
+            threshold=1,
+            description=f"{title}: a message could not be delivered after its retries and waits in the "
+            "dead-letter queue (docs/operators.md says how to hand it over again).",
+        )
+
+    def _allow_alarms_to_publish(self) -> None:
+        """enforce_ssl gives the topic a policy of its own, which replaces SNS's default one: without
+        this statement CloudWatch may not publish, and no alarm would ever be delivered. Only this
+        account's alarms of this construct may."""
+        stack = Stack.of(self)
+        self.topic.add_to_resource_policy(
+            iam.PolicyStatement(
+                sid="AllowThisStacksAlarmsToPublish",
+                principals=[iam.ServicePrincipal("cloudwatch.amazonaws.com")],
+                actions=["sns:Publish"],
+                resources=[self.topic.topic_arn],
+                conditions={
+                    "StringEquals": {"aws:SourceAccount": stack.account},
+                    "ArnEquals": {"aws:SourceArn": [alarm.alarm_arn for alarm in self.alarms]},
+                },
+            )
+        )
 
     def _alarm(
         self, construct_id: str, metric: cloudwatch.IMetric, *, threshold: float, description: str

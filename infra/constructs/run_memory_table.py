@@ -5,7 +5,8 @@ Key layout beyond what `services/run_memory.py` keeps under `run#<id>` (the WebS
   pk                    sk              attributes
   conn#<connectionId>   meta            data {clientId, connectedAt}; TTL = connect + 2 h 10 min
   conn#<connectionId>   sub#<runId>     SUBSCRIBED_RUN_ATTRIBUTE = <runId>; TTL = the run's TTL
-  run#<runId>           owner           data {clientId, runTokenSha256, executionArn}; TTL = the run's TTL
+  run#<runId>           owner           data {clientId, runTokenSha256, shareTokenSha256, executionArn};
+                                        TTL = the run's TTL
 
 The `connectionsByRun` index is sparse: only subscription items carry `SUBSCRIBED_RUN_ATTRIBUTE`, so
 the pusher's query "who listens to run R" reads nothing else; keys-only, because the connection id
@@ -42,6 +43,8 @@ TABLE_ACTIONS = (
     "dynamodb:DeleteItem",
 )
 INDEX_ACTIONS = ("dynamodb:Query",)  # the pusher's "who listens to run R"; nothing reads it otherwise
+# The `$connect` authorizer reads one run's access record to check a share token: nothing else.
+READ_ITEM_ACTIONS = ("dynamodb:GetItem",)
 
 
 class RunMemoryTable(Construct):
@@ -82,3 +85,9 @@ class RunMemoryTable(Construct):
             grantee=grantee, actions=list(TABLE_ACTIONS), resource_arns=[self.table.table_arn]
         )
         iam.Grant.add_to_principal(grantee=grantee, actions=list(INDEX_ACTIONS), resource_arns=[index_arn])
+
+    def grant_read_item(self, grantee: iam.IGrantable) -> None:
+        """GetItem on the table alone (the authorizer's read of a run's access record)."""
+        iam.Grant.add_to_principal(
+            grantee=grantee, actions=list(READ_ITEM_ACTIONS), resource_arns=[self.table.table_arn]
+        )

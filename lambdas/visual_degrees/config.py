@@ -21,6 +21,7 @@ from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from visual_degrees.adapters.live.defaults import (
     BRAVE_IMAGES_ENDPOINT,
+    CLIENT_RATE_SHARE,
     DEFAULT_BEDROCK_MODEL,
     DEFAULT_GEMINI_MODEL,
     DEFAULT_OPENAI_RESPONSE_FORMAT,
@@ -109,6 +110,14 @@ class Settings(BaseSettings):
     retry_attempts: int = Field(default=3, ge=1, le=8)
     retry_base_delay: float = Field(default=0.5, ge=0, le=30)
     retry_max_delay: float = Field(default=8.0, ge=0, le=60)
+
+    # Pacing (adapters/pacing.py): calls a second to each provider, shared by every run of a
+    # deployment (or of one local process); unset, the provider's documented default quota. And
+    # the most of each rate one client's runs may take.
+    search_rps: float | None = Field(default=None, gt=0, le=10_000)
+    recognition_rps: float | None = Field(default=None, gt=0, le=10_000)
+    llm_rps: float | None = Field(default=None, gt=0, le=10_000)
+    client_rate_share: float = Field(default=CLIENT_RATE_SHARE, gt=0, le=1)
 
     # Image fetching and conversion.
     fetch_max_bytes: int = Field(default=20 * 1024 * 1024, ge=1024, le=100 * 1024 * 1024)

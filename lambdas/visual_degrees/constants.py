@@ -28,6 +28,11 @@ ENV_BEDROCK_MODEL_ID = "VD_BEDROCK_MODEL_ID"
 ENV_RUN_DEFAULTS = "VD_RUN_DEFAULTS"  # RunOptions JSON: the defaults a startRun's options override
 ENV_RUN_CEILINGS = "VD_RUN_CEILINGS"  # RunCeilings JSON: the most a startRun may ask for
 ENV_MAX_ACTIVE_RUNS = "VD_MAX_ACTIVE_RUNS_PER_CLIENT"
+# Pacing of the providers' calls (config.Settings: search_rps, recognition_rps, llm_rps, client_rate_share).
+ENV_SEARCH_RPS = "VD_SEARCH_RPS"
+ENV_RECOGNITION_RPS = "VD_RECOGNITION_RPS"
+ENV_LLM_RPS = "VD_LLM_RPS"
+ENV_CLIENT_RATE_SHARE = "VD_CLIENT_RATE_SHARE"
 
 # Connections and subscriptions (deployed API). A subscription item carries the run id in a top-level
 # attribute so the sparse `connectionsByRun` index finds every connection watching a run.

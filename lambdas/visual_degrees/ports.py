@@ -157,3 +157,27 @@ class EventSink(Protocol):
     def deliver(self, event: RunEvent) -> None:
         """Push an already-stored event to whoever listens. Must not raise for a vanished listener."""
         ...
+
+
+# ---- pacing: every run's paid calls share each provider's rate -------------------------------
+
+
+class RateLimiter(Protocol):
+    """Paces the calls to each provider ("search", "recognition", "llm") of every run that shares it
+    (one process locally, every Lambda of a deployment), and shares each rate between clients."""
+
+    def acquire(self, provider: str, client: str, deadline: float) -> bool:
+        """Wait until `client` may make one call to `provider`. False, and no call may be made, when
+        no slot comes by `deadline` (epoch seconds)."""
+        ...
+
+
+@dataclass(frozen=True)
+class CallTicket:
+    """Whose calls a step makes, as the pacing needs to know: the client that started the run, the
+    latest moment a call may wait for, and `throttled`, which counts one throttled answer of a
+    provider for the run and says whether the run may retry it."""
+
+    client: str
+    deadline: float
+    throttled: Callable[[str], bool]

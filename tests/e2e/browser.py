@@ -79,6 +79,20 @@ def wait_for_seq(page: Any, seq: int) -> None:
     )
 
 
+def start_run(page: Any, url: str, person_a: str, person_b: str, **options: str) -> None:
+    """Open the page at `url` and start a run from its form; `options`: field id -> value (under
+    Options, e.g. `**{"opt-searches": "1"}`)."""
+    page.goto(url)
+    page.wait_for_function("() => window.visualDegrees.connected")
+    page.fill("#person-a", person_a)
+    page.fill("#person-b", person_b)
+    if options:
+        page.click(".options summary")
+        for field, value in options.items():
+            page.fill(f"#{field}", value)
+    page.click("#start")
+
+
 def artifact(name: str) -> Path:
     ARTIFACTS.mkdir(exist_ok=True)
     return ARTIFACTS / name

@@ -14,7 +14,7 @@ import pytest
 
 from tests.e2e.browser import PHONE, artifact, open_page
 from tests.support.ws_server import running_server
-from visual_degrees.local.environments import SandboxEnvironment, sandbox_environment
+from visual_degrees_tools.local.environments import SandboxEnvironment, sandbox_environment
 
 pytestmark = pytest.mark.browser
 

@@ -16,9 +16,9 @@ import pytest
 from tests.e2e.browser import artifact, open_page, wait_for_seq
 from tests.support.ws_server import Gate, bundled_sandbox, running_server
 from visual_degrees.domain.names import name_key
-from visual_degrees.local.environments import sandbox_environment
-from visual_degrees.sandbox import EXAMPLE_PAIR, FAR_PAIR
 from visual_degrees.services.event_log import EventLog
+from visual_degrees_tools.local.environments import sandbox_environment
+from visual_degrees_tools.sandbox import EXAMPLE_PAIR, FAR_PAIR
 
 pytestmark = pytest.mark.browser
 
@@ -138,7 +138,7 @@ def test_no_path_is_explained_and_cancel_stops_a_run(tmp_path: Path, page: Any) 
         no_path = EventLog(srv.memory).read(run_id)[-1]
         assert no_path.type == "no_path"
         assert no_path.data["message"] in page.text_content("#result-message")
-        assert "hop limit" in page.text_content("#result-message")
+        assert "higher Max hops" in page.text_content("#result-next")
         assert page.query_selector_all("#path > li") == []
 
         # When the user starts another run and presses Cancel while it is held between states

@@ -1,14 +1,16 @@
 """The page at the size a full budget produces: 126 people, 265 proven links, over a hundred photos
 (tests/support/scale_run.py), replayed by a stand-in server (tests/support/replay_server.py) in
 Debian's chromium at desktop size and at phone size (390×844). What is measured, not looked at: the
-chain's and the frontiers' labels never overlap and are at least 11 px on screen, every dot lies in
-the drawing, one card per photo listing everyone proven in it, the page's height, "Find a chain"
-waiting while a run works, live spend, zoom and pan staying in bounds. Screenshots go to artifacts/
-for a person to look at."""
+graph draws the people on a route between the two sides and counts the others (drawn on request),
+everyone placed by their distance from A and from B; the chain's and the frontiers' labels never
+overlap and are at least 11 px on screen, every dot lies in the drawing, one card per photo listing
+everyone proven in it, the page's height, "Find a chain" waiting while a run works, live spend, zoom
+and pan staying in bounds. Screenshots go to artifacts/ for a person to look at."""
 
 from __future__ import annotations
 
 import itertools
+from collections import deque
 from pathlib import Path
 from typing import Any
 
@@ -51,9 +53,13 @@ MEASURE = """() => {
         px: parseFloat(getComputedStyle(t).fontSize) * scale, ...rect(t.getBoundingClientRect()),
       })),
     count: document.getElementById('graph-count').textContent,
+    offRoute: document.getElementById('graph-off-route').hidden
+      ? null : document.getElementById('graph-off-route').textContent,
     height: document.documentElement.scrollHeight,
   };
 }"""
+NODES_DRAWN = "n => document.querySelectorAll('#graph .node').length === n"
+OFF_ROUTE = "+{} people seen, not on any route between the sides — show all"
 
 CARDS = """() => [...document.querySelectorAll('#cards .card')].map((c) => ({
   photo: c.dataset.photo,
@@ -115,9 +121,14 @@ def test_a_full_budget_run_is_legible(tmp_path: Path, device: str) -> None:
         page.locator(".graph-panel").screenshot(path=str(artifact(f"scale_{device}_graph.png")))
         m = page.evaluate(MEASURE)
 
-        # And the graph draws everyone and every link, each dot inside the drawing
-        assert m["count"] == "(126 people, 265 links)"
-        assert len(m["nodes"]) == 126 and m["edges"] == 265
+        # And the graph draws the people on a route between the two sides and the links among them,
+        # each dot inside the drawing, and counts the others
+        routes = _on_routes(run, _chains(run, final))
+        shown_links = {link for link in run.links if set(_ends(link)) <= routes}
+        assert {n["key"] for n in m["nodes"]} == routes
+        assert m["count"] == f"({len(routes)} people, {len(shown_links)} links)"
+        assert m["edges"] == len(shown_links)
+        assert m["offRoute"] == OFF_ROUTE.format(len(run.names) - len(routes))
         assert not [n["key"] for n in m["nodes"] if not _inside(n["x"], n["y"], m["box"])]
         # And no two dots touch: nobody is piled on anybody (nor along the border)
         gap = min(_distance(p, q) - p["r"] - q["r"] for p, q in itertools.combinations(m["nodes"], 2))
@@ -131,7 +142,7 @@ def test_a_full_budget_run_is_legible(tmp_path: Path, device: str) -> None:
         _assert_legible(m, run, device)
         # And the people seen with A and with B are named wherever there is room: nearly all of them
         # on a desktop, half of them on a phone (tap or zoom for the others)
-        frontier = (run.near_a | run.near_b) - set(chain)
+        frontier = ((run.near_a | run.near_b) & routes) - set(chain)
         named = frontier & set(labels)
         share = len(named) / len(frontier)
         assert share >= MIN_FRONTIER_NAMED[device], f"{len(named)} of {len(frontier)} frontier people named"
@@ -157,6 +168,12 @@ def test_a_full_budget_run_is_legible(tmp_path: Path, device: str) -> None:
         assert [c["photo"] for c in cards if c["onPath"]] == [c["photo"] for c in cards[: len(cited)]]
         # And the page stays short
         assert m["height"] <= MAX_PAGE_HEIGHT[device], f"the page is {m['height']} px tall"
+        print(  # the figures docs/web.md quotes (pytest -s shows them)
+            f"{device}: page {m['height']} px; drawing {m['box']['w']:.0f}x{m['box']['h']:.0f} px; "
+            f"{len(m['nodes'])} of {len(run.names)} people drawn; {len(m['labels'])} labels, smallest "
+            f"{min(label['px'] for label in m['labels']):.0f} px; seen with A or B named {len(named)} of "
+            f"{len(frontier)}; smallest gap between dots {gap:.1f} px"
+        )
 
         # When the user asks for more photos, a page at a time, until a crowded one shows
         assert any(c["more"] for c in cards), "the run has no photo of more than four people"
@@ -214,6 +231,73 @@ def test_a_full_budget_run_is_legible(tmp_path: Path, device: str) -> None:
         # And Fit goes back to the whole graph
         page.click("#zoom-fit")
         page.wait_for_function("() => window.visualDegrees.zoom.k === 1")
+
+
+@pytest.mark.parametrize("outcome", ["final", "no_path"])
+def test_people_on_no_route_are_counted_and_drawn_on_request_everyone_by_distance(
+    tmp_path: Path, outcome: str
+) -> None:
+    run = scale_run(outcome=outcome)
+    with replaying(run.events, _photo_names(run)) as srv, open_page(tmp_path / "p") as page:
+        # Given a full budget's run, while only A's side has a chain so far
+        _start(page, srv, run)
+        first = srv.seq_of(lambda e: e["type"] == "path_update")
+        srv.release(first)
+        wait_for_seq(page, first)
+        head = name_key(srv.events[first - 1]["data"]["path"][-1])
+        page.wait_for_function(
+            "key => document.querySelector(`#graph .node.partial-path[data-key='${key}']`)", arg=head
+        )
+        early = page.evaluate(MEASURE)
+        # Then everyone drawn but B sits on A's half of the drawing: nobody known only on A's side is
+        # drawn near B
+        middle = early["box"]["x"] + early["box"]["w"] / 2
+        b = name_key(run.person_b)
+        assert len(early["nodes"]) >= 3  # A, B, and the first of the chain
+        assert all(n["x"] < middle for n in early["nodes"] if n["key"] != b), early["nodes"]
+
+        # When the run goes to its end (a chain, or a chain from each side)
+        srv.release_all()
+        wait_for_seq(page, len(srv.events))
+        chains = _chains(run, srv.events[-1]["data"])
+        routes = _on_routes(run, chains)
+        off = set(run.names) - routes
+        assert len(off) >= 30  # what issue 21 saw: dozens of people beside B on no route at all
+        page.locator(".graph-panel").scroll_into_view_if_needed()
+        m = page.evaluate(MEASURE)
+        page.locator(".graph-panel").screenshot(path=str(artifact(f"scale_routes_{outcome}.png")))
+
+        # Then nobody on no route is drawn, and the page says how many it saw
+        drawn = {n["key"] for n in m["nodes"]}
+        assert drawn == routes and not drawn & off
+        assert m["offRoute"] == OFF_ROUTE.format(len(off))
+        # And everyone drawn sits by their distance from A and from B
+        _assert_placed_by_distance(m, run, chains)
+
+        # When the user asks to see everyone
+        page.click("#show-all")
+        page.wait_for_function(NODES_DRAWN, arg=len(run.names))
+        everyone = page.evaluate(MEASURE)
+        page.locator(".graph-panel").screenshot(path=str(artifact(f"scale_routes_{outcome}_all.png")))
+
+        # Then everyone and every link is drawn (those on no route paler), still by distance, inside
+        # the drawing and apart
+        assert {n["key"] for n in everyone["nodes"]} == set(run.names) and everyone["edges"] == len(run.links)
+        assert {n["key"] for n in everyone["nodes"] if "off-route" in n["cls"].split()} == off
+        assert everyone["count"] == f"({len(run.names)} people, {len(run.links)} links)"
+        assert everyone["offRoute"] == (
+            f"Everyone seen is drawn; {len(off)} people of them on no route between the sides — "
+            "show only the routes"
+        )
+        _assert_placed_by_distance(everyone, run, chains)
+        assert all(_inside(n["x"], n["y"], everyone["box"]) for n in everyone["nodes"])
+        gap = min(_distance(p, q) - p["r"] - q["r"] for p, q in itertools.combinations(everyone["nodes"], 2))
+        assert gap >= 2.0, f"dots {gap:.1f} px apart"
+
+        # When the user goes back to the routes, the others are gone again
+        page.click("#show-all")
+        page.wait_for_function(NODES_DRAWN, arg=len(routes))
+        assert page.evaluate(MEASURE)["offRoute"] == OFF_ROUTE.format(len(off))
 
 
 def test_the_wheel_scrolls_the_page_and_ctrl_wheel_zooms_and_everyone_can_be_named(tmp_path: Path) -> None:
@@ -286,7 +370,8 @@ def test_no_path_at_scale_shows_how_far_each_side_got(tmp_path: Path) -> None:
         assert marked == set(partial)
         assert set(partial) <= {label["key"] for label in m["labels"]}
         _assert_legible(m, run, "phone")
-        assert "Stopped by: the searches budget." in (page.text_content("#result-message") or "")
+        ran_out = "The searches budget ran out before a chain was proven."
+        assert page.text_content("#result-message") == ran_out
         summary = page.text_content("#result-summary") or ""
         assert " → ".join(end["partialPath"]) in summary and " → ".join(end["partialPathFromB"]) in summary
         assert page.text_content("#legend-path") == "the chain so far"
@@ -334,6 +419,12 @@ def test_find_a_chain_waits_for_the_run_but_not_for_a_lost_connection(tmp_path: 
 
 def _run_to_the_end(page: Any, srv: ReplayServer, run: ScaleRun) -> None:
     """Start the run with the budget it spends (so "the searches budget ran out" adds up), replay it all."""
+    _start(page, srv, run)
+    srv.release_all()
+    wait_for_seq(page, len(srv.events))
+
+
+def _start(page: Any, srv: ReplayServer, run: ScaleRun) -> None:
     spent = srv.events[-1]["data"]["usage"]
     page.goto(srv.http_url)
     page.wait_for_function("() => window.visualDegrees.connected")
@@ -344,8 +435,116 @@ def _run_to_the_end(page: Any, srv: ReplayServer, run: ScaleRun) -> None:
     page.fill("#opt-recognitions", str(max(spent["recognitions"], BUDGET["recognitions"])))
     page.click("#start")
     page.wait_for_function("() => window.visualDegrees.run !== null")
-    srv.release_all()
-    wait_for_seq(page, len(srv.events))
+
+
+def _chains(run: ScaleRun, ending: dict[str, Any]) -> list[list[str]]:
+    """The chains the page highlights at the end, as keys: the path, or each side's partial chain."""
+    names = [run.path] if run.path else [ending.get("partialPath", []), ending.get("partialPathFromB", [])]
+    return [[name_key(name) for name in chain] for chain in names if chain]
+
+
+def _on_routes(run: ScaleRun, chains: list[list[str]]) -> set[str]:
+    """Everyone on a path from A to B that visits nobody twice (for a run that has not joined its
+    sides, across the gap between the ends of their chains so far), and the chains. By Menger's
+    theorem a person x is on such a path iff two paths from x, one to A and one to B, share nobody but
+    x: two units of flow from x into {A, B} where everyone else passes one."""
+    a, b = name_key(run.person_a), name_key(run.person_b)
+    pairs = [_ends(link) for link in run.links]
+    if not run.path:
+        ends = {chain[0]: chain[-1] for chain in chains}
+        pairs.append((ends.get(a, a), ends.get(b, b)))
+    neighbours: dict[str, set[str]] = {}
+    for p, q in pairs:
+        neighbours.setdefault(p, set()).add(q)
+        neighbours.setdefault(q, set()).add(p)
+    on = {x for x in neighbours if x in (a, b) or _two_disjoint_paths(neighbours, x, a, b)}
+    return on | {key for chain in chains for key in chain}
+
+
+def _two_disjoint_paths(neighbours: dict[str, set[str]], x: str, a: str, b: str) -> bool:
+    """Each person split in two (in -> out, capacity 1; x: 2), links out -> in, A and B out -> sink;
+    two augmenting paths from x."""
+    capacity: dict[tuple[Any, Any], int] = {}
+    arcs: dict[Any, set[Any]] = {}
+
+    def arc(p: Any, q: Any, units: int) -> None:
+        capacity[(p, q)] = units
+        capacity.setdefault((q, p), 0)
+        arcs.setdefault(p, set()).add(q)
+        arcs.setdefault(q, set()).add(p)
+
+    for v, near in neighbours.items():
+        arc((v, "in"), (v, "out"), 2 if v == x else 1)
+        for w in near:
+            arc((v, "out"), (w, "in"), 1)
+    for end in (a, b):
+        arc((end, "out"), "sink", 1)
+    for _ in range(2):
+        came: dict[Any, Any] = {(x, "out"): None}
+        queue = deque([(x, "out")])
+        while queue and "sink" not in came:
+            u = queue.popleft()
+            for w in arcs[u]:
+                if w not in came and capacity[(u, w)] > 0:
+                    came[w] = u
+                    queue.append(w)
+        if "sink" not in came:
+            return False
+        node = "sink"
+        while came[node] is not None:
+            capacity[(came[node], node)] -= 1
+            capacity[(node, came[node])] += 1
+            node = came[node]
+    return True
+
+
+def _assert_placed_by_distance(m: dict[str, Any], run: ScaleRun, chains: list[list[str]]) -> None:
+    """A leftmost, B rightmost; between them, someone nearer A than another (as a share of the way:
+    distance from A over the sum of both) sits further left; someone reached from one side only sits
+    on that side's half, further out the further they are from its end. Distances count the links
+    drawn. The chain goes left to right from A (and right to left from B)."""
+    x = {n["key"]: n["x"] for n in m["nodes"]}
+    a, b = name_key(run.person_a), name_key(run.person_b)
+    drawn_links = [_ends(link) for link in run.links if set(_ends(link)) <= set(x)]
+    d_a, d_b = _hops(drawn_links, a), _hops(drawn_links, b)
+    assert all(x[a] < x[k] < x[b] for k in x if k not in (a, b))
+    for chain in chains:
+        along = [x[k] for k in chain]
+        assert along == (sorted(along) if chain[0] == a else sorted(along, reverse=True)), chain
+    on_chain = {k for chain in chains for k in chain}
+    rest = [k for k in x if k not in on_chain]
+
+    def where(k: str) -> tuple[str, float]:
+        if k in d_a and k in d_b:
+            return "between", d_a[k] / (d_a[k] + d_b[k])
+        return ("A", d_a[k]) if k in d_a else ("B", -d_b[k])
+
+    placed = {k: where(k) for k in rest}
+    for p, q in itertools.permutations(rest, 2):
+        (side_p, at_p), (side_q, at_q) = placed[p], placed[q]
+        if (side_p == side_q and at_p < at_q) or (side_p, side_q) == ("A", "B"):
+            assert x[p] < x[q], (p, placed[p], x[p], q, placed[q], x[q])
+
+
+def _hops(links: list[tuple[str, str]], start: str) -> dict[str, int]:
+    neighbours: dict[str, list[str]] = {}
+    for p, q in links:
+        neighbours.setdefault(p, []).append(q)
+        neighbours.setdefault(q, []).append(p)
+    hops = {start: 0}
+    queue = deque([start])
+    while queue:
+        u = queue.popleft()
+        for w in neighbours.get(u, []):
+            if w not in hops:
+                hops[w] = hops[u] + 1
+                queue.append(w)
+    return hops
+
+
+def _ends(link: str) -> tuple[str, str]:
+    p, q = link.split("|")
+    return p, q
 
 
 def _assert_legible(m: dict[str, Any], run: ScaleRun, device: str, *, all_labels: bool = False) -> None:

@@ -8,6 +8,9 @@ from typing import Any
 import pytest
 from cfnlint.api import ManualArgs, lint
 
+from tests.infrastructure.test_context_variants import VARIANT
+from tests.support.cdk_template import synthesis
+
 pytestmark = pytest.mark.cdk
 
 # Warnings CDK's own output triggers, and why they are harmless.
@@ -17,9 +20,15 @@ ACCEPTED_WARNINGS = {
 }
 
 
-def test_the_template_passes_cfn_lint(raw: dict[str, Any]) -> None:
+@pytest.fixture(params=["cdk.json", "variant"])
+def linted(request: pytest.FixtureRequest, raw: dict[str, Any]) -> dict[str, Any]:
+    """cdk.json's template, and the one of every context knob turned (a stub layer, a profile, …)."""
+    return raw if request.param == "cdk.json" else synthesis(**VARIANT).template
+
+
+def test_the_template_passes_cfn_lint(linted: dict[str, Any]) -> None:
     # Given the template / When linting it for a region that has every service it uses
-    matches = lint(json.dumps(raw), config=ManualArgs(regions=["us-east-1"]))
+    matches = lint(json.dumps(linted), config=ManualArgs(regions=["us-east-1"]))
 
     # Then there is nothing but the accepted warnings
     problems = [f"{m.rule.id} {m.message}" for m in matches if m.rule.id not in ACCEPTED_WARNINGS]

@@ -49,6 +49,32 @@ def test_its_one_target_is_the_execution_ended_function_with_retries(raw) -> Non
     assert target["RetryPolicy"]["MaximumEventAgeInSeconds"] <= 24 * 3600
 
 
+def test_an_ending_undelivered_after_its_retries_is_kept_in_an_encrypted_ssl_only_queue(raw) -> None:
+    # Given the rule's target
+    rule_id, rule = _rule(raw)
+    (target,) = rule["Properties"]["Targets"]
+
+    # Then what EventBridge cannot deliver goes to a queue, kept for SQS's longest, encrypted at rest
+    (queue_id,) = referenced_ids(target["DeadLetterConfig"]["Arn"])
+    queue = resources(raw, "AWS::SQS::Queue")[queue_id]["Properties"]
+    assert queue["SqsManagedSseEnabled"] is True
+    assert queue["MessageRetentionPeriod"] == 14 * 24 * 3600
+    # and its policy refuses anything but TLS, and lets this rule alone send to it
+    (policy,) = [
+        p["Properties"]
+        for p in resources(raw, "AWS::SQS::QueuePolicy").values()
+        if p["Properties"]["Queues"] == [{"Ref": queue_id}]
+    ]
+    statements = policy["PolicyDocument"]["Statement"]
+    assert any(
+        s["Effect"] == "Deny" and s["Condition"] == {"Bool": {"aws:SecureTransport": "false"}}
+        for s in statements
+    )
+    (allow,) = [s for s in statements if s["Effect"] == "Allow"]
+    assert (allow["Principal"], allow["Action"]) == ({"Service": "events.amazonaws.com"}, "sqs:SendMessage")
+    assert referenced_ids(allow["Condition"]["ArnEquals"]["aws:SourceArn"]) == {rule_id}
+
+
 def test_only_this_rule_may_invoke_the_function(raw) -> None:
     rule_id, _ = _rule(raw)
     function_id, _ = function_for(raw, EXECUTION_ENDED_HANDLER)

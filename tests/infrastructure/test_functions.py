@@ -10,8 +10,16 @@ from typing import Any
 
 import pytest
 
-from infra.constructs.functions import HandlerSpec, Need, Role, handler_table
+from infra.constructs.functions import (
+    LAMBDA_UNRESERVED_MINIMUM,
+    HandlerSpec,
+    Need,
+    Role,
+    check_reservations,
+    handler_table,
+)
 from infra.constructs.observability import METRICS_NAMESPACE
+from infra.settings import DeploymentSettings
 from tests.infrastructure.queries import function_for, functions_by_handler, handler_of, resources
 from tests.support.cdk_template import REPO_ROOT, Synthesis
 from visual_degrees.constants import (
@@ -24,13 +32,13 @@ from visual_degrees.constants import (
     STATE_TASKS,
     WEBSOCKET_ROUTES,
 )
+from visual_degrees.domain.errors import ConfigurationError
 
 pytestmark = pytest.mark.cdk
 
 SOURCE = REPO_ROOT / "lambdas"
 ASL = json.loads((REPO_ROOT / "statemachine" / "visual_degrees.asl.json").read_text(encoding="utf-8"))
 API_GATEWAY_INTEGRATION_TIMEOUT = 29
-ACCOUNT_CONCURRENCY_DEFAULT = 1000
 
 
 def _specs() -> list[HandlerSpec]:
@@ -97,15 +105,52 @@ def test_memory_follows_the_role_and_recognition_steps_get_the_most(raw: dict[st
     assert recognizing and min(memory[m] for m in recognizing) > max(memory[m] for m in others)
 
 
-def test_concurrency_is_reserved_and_bounded(raw: dict[str, Any]) -> None:
-    # Given cdk.json's reservedConcurrency=true / Then every function has a small reservation and all
-    # together leave most of a default account's 1,000 concurrent executions to others
-    reserved = [
-        f["Properties"]["ReservedConcurrentExecutions"]
-        for f in resources(raw, "AWS::Lambda::Function").values()
-    ]
-    assert all(1 <= r <= 20 for r in reserved)
-    assert sum(reserved) <= ACCOUNT_CONCURRENCY_DEFAULT // 4
+def test_the_default_context_reserves_no_concurrency(raw: dict[str, Any]) -> None:
+    # Given cdk.json's context / Then no function reserves any: a reservation needs the account's quota
+    # to hold it plus the 100 Lambda keeps unreserved, and a new account's quota may be 10
+    functions = resources(raw, "AWS::Lambda::Function").values()
+    assert [f for f in functions if "ReservedConcurrentExecutions" in f["Properties"]] == []
+
+
+def _reserving(quota: int) -> DeploymentSettings:
+    return DeploymentSettings.from_mapping(
+        {"reservedConcurrency": "true", "accountConcurrencyQuota": str(quota)}
+    )
+
+
+def test_reservations_that_leave_lambda_its_100_unreserved_are_accepted() -> None:
+    # Given the reservations of every function of the table
+    specs = handler_table()
+    total = sum(spec.sizing.reserved_concurrency for spec in specs)
+    assert total > 0
+
+    # Then a quota of exactly the total plus 100 is enough
+    check_reservations(specs, _reserving(total + LAMBDA_UNRESERVED_MINIMUM))
+
+
+def test_reservations_over_the_stated_quota_are_refused_naming_the_numbers() -> None:
+    # Given a quota one short of the reservations plus Lambda's 100
+    specs = handler_table()
+    total = sum(spec.sizing.reserved_concurrency for spec in specs)
+    quota = total + LAMBDA_UNRESERVED_MINIMUM - 1
+
+    # When checked / Then the error names the total, the 100, the quota needed and the quota stated
+    with pytest.raises(ConfigurationError) as caught:
+        check_reservations(specs, _reserving(quota))
+    message = str(caught.value)
+    assert f"reserves {total:,} concurrent executions across {len(specs)} functions" in message
+    assert f"keeps {LAMBDA_UNRESERVED_MINIMUM} of the account's quota unreserved" in message
+    assert f"at least {total + LAMBDA_UNRESERVED_MINIMUM:,}; accountConcurrencyQuota is {quota:,}" in message
+    assert "reservedConcurrency=false" in message
+
+
+def test_a_new_accounts_quota_cannot_hold_any_reservation() -> None:
+    with pytest.raises(ConfigurationError, match="accountConcurrencyQuota is 10"):
+        check_reservations(handler_table(), _reserving(10))
+
+
+def test_reservations_off_need_no_quota() -> None:
+    check_reservations(handler_table(), DeploymentSettings())
 
 
 def test_environment_names_exactly_the_resources_a_function_may_use(raw: dict[str, Any]) -> None:
@@ -116,7 +161,8 @@ def test_environment_names_exactly_the_resources_a_function_may_use(raw: dict[st
 
     for spec in _specs():
         env = function_for(raw, spec.module)[1]["Environment"]["Variables"]
-        assert (ENV_TABLE_NAME in env) == (Need.MEMORY in spec.needs), spec.module
+        reads_runs = bool(spec.needs & {Need.MEMORY, Need.READ_RUN_ACCESS})
+        assert (ENV_TABLE_NAME in env) == reads_runs, spec.module
         assert (ENV_WEBSOCKET_ENDPOINT in env) == (Need.PUSH in spec.needs), spec.module
         assert (ENV_STATE_MACHINE_ARN in env) == bool(spec.needs & run_needs), spec.module
         if Need.PROVIDER_KEYS in spec.needs:
@@ -169,9 +215,9 @@ def test_the_code_asset_ships_what_the_handlers_run_without_caches(synth: Synthe
     for task in STATE_TASKS:
         assert (root / "visual_degrees" / "steps" / f"{task.step}.py").is_file()
         assert (root / "visual_degrees" / "handlers" / f"{task.step}.py").is_file()
-    # And none of what only runs on one machine: engine, server, page, sandbox, bench, CLI
-    for part in ("local", "sandbox", "bench", "commands", "web", "statemachine", "adapters/local", "cli.py"):
-        assert not (root / "visual_degrees" / part).exists(), part
+    # And nothing else: the tools that run on one machine (engine, server, page, sandbox, bench, CLI)
+    # are a package of their own, outside the asset
+    assert sorted(p.name for p in root.iterdir()) == ["visual_degrees"]
     # And every import any shipped module makes (at the top or inside a function) resolves in it
     missing = sorted(
         f"{path.relative_to(root)}: {module}"
@@ -198,7 +244,7 @@ def _package_imports(path: Path, root: Path) -> set[str]:
             found.add(base)
             # `from package import module` imports a module; `from module import name` does not
             found |= {f"{base}.{a.name}" for a in node.names if _resolves(SOURCE, f"{base}.{a.name}")}
-    return {name for name in found if name.split(".")[0] == "visual_degrees"}
+    return {name for name in found if name.split(".")[0] in {"visual_degrees", "visual_degrees_tools"}}
 
 
 def _resolves(root: Path, name: str) -> bool:

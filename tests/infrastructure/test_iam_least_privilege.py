@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from infra.constructs.functions import Need, handler_table
-from infra.constructs.run_memory_table import INDEX_ACTIONS, TABLE_ACTIONS
+from infra.constructs.functions import Need, Role, handler_table
+from infra.constructs.run_memory_table import INDEX_ACTIONS, READ_ITEM_ACTIONS, TABLE_ACTIONS
 from tests.infrastructure.queries import (
     all_policy_statements,
     as_list,
@@ -129,8 +129,14 @@ def test_table_access_is_item_level_on_the_table_and_queries_on_its_named_index(
             granted.setdefault(owner, set()).update(
                 f"{a}@{'index' if resource != table else 'table'}" for a in actions
             )
-    # Each function with run memory gets the whole item set: what the memory adapter may call.
+    # Each function with run memory gets the whole item set: what the memory adapter may call; the
+    # authorizer, which only checks a share token against its run's access record, GetItem alone.
     expected = {f"{a}@table" for a in TABLE_ACTIONS} | {f"{a}@index" for a in INDEX_ACTIONS}
+    (authorizer,) = [s for s in handler_table() if s.role is Role.AUTHORIZER]
+    reader = {"Ref": role_of_function(function_for(raw, authorizer.module)[1])}
+    roles = {lid: p["Properties"]["Roles"] for lid, p in resources(raw, "AWS::IAM::Policy").items()}
+    (readers_policy,) = [owner for owner in granted if reader in roles.get(owner, [])]
+    assert granted.pop(readers_policy) == {f"{a}@table" for a in READ_ITEM_ACTIONS}
     assert granted and all(actions == expected for actions in granted.values()), granted
 
 

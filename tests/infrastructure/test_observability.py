@@ -14,7 +14,7 @@ from infra.constructs.observability import (
     RUNS_FINISHED,
     SPEND_USD,
 )
-from tests.infrastructure.queries import referenced_ids, render, resources
+from tests.infrastructure.queries import all_policy_statements, as_list, referenced_ids, render, resources
 
 pytestmark = pytest.mark.cdk
 
@@ -121,6 +121,64 @@ def test_every_alarm_notifies_the_ssl_only_topic_and_ignores_quiet_periods(raw: 
         s["Effect"] == "Deny" and s["Condition"] == {"Bool": {"aws:SecureTransport": "false"}}
         for s in statements
     )
+
+
+def _topic_statements(raw: dict[str, Any]) -> list[dict[str, Any]]:
+    (policy,) = resources(raw, "AWS::SNS::TopicPolicy").values()
+    (topic_id,) = resources(raw, "AWS::SNS::Topic")
+    assert policy["Properties"]["Topics"] == [{"Ref": topic_id}]
+    statements: list[dict[str, Any]] = policy["Properties"]["PolicyDocument"]["Statement"]
+    return statements
+
+
+def test_cloudwatch_may_publish_every_alarm_of_this_stack_to_the_topic(raw: dict[str, Any]) -> None:
+    # Given the topic's own policy, which replaces SNS's default one (enforce_ssl creates it)
+    (topic_id,) = resources(raw, "AWS::SNS::Topic")
+    allows = [s for s in _topic_statements(raw) if s["Effect"] == "Allow"]
+
+    # Then it lets CloudWatch publish, on behalf of this account only
+    (allow,) = allows
+    assert allow["Principal"] == {"Service": "cloudwatch.amazonaws.com"}
+    assert allow["Action"] == "sns:Publish"
+    assert allow["Resource"] == {"Ref": topic_id}
+    assert allow["Condition"]["StringEquals"] == {"aws:SourceAccount": {"Ref": "AWS::AccountId"}}
+    # and for exactly the alarms that notify the topic: every one of them, no other alarm
+    notifying = {
+        lid
+        for lid, alarm in resources(raw, "AWS::CloudWatch::Alarm").items()
+        if {"Ref": topic_id} in alarm["Properties"]["AlarmActions"]
+    }
+    sources = allow["Condition"]["ArnEquals"]["aws:SourceArn"]
+    assert sorted(json.dumps(a) for a in sources) == sorted(
+        json.dumps({"Fn::GetAtt": [lid, "Arn"]}) for lid in notifying
+    )
+    assert notifying == set(resources(raw, "AWS::CloudWatch::Alarm"))
+
+
+def test_nothing_else_publishes_to_the_alarm_topic(raw: dict[str, Any]) -> None:
+    # No rule, subscription or function sends to the topic besides the alarms the policy allows.
+    (topic_id,) = resources(raw, "AWS::SNS::Topic")
+    for lid, rule in resources(raw, "AWS::Events::Rule").items():
+        assert topic_id not in referenced_ids(rule["Properties"]["Targets"]), lid
+    assert not [
+        (lid, s["Action"])
+        for lid, s in all_policy_statements(raw)
+        if "sns:Publish" in as_list(s["Action"]) and topic_id in referenced_ids(s["Resource"])
+    ]
+
+
+def test_an_undelivered_execution_ending_raises_an_alarm(raw: dict[str, Any]) -> None:
+    # Given the dead-letter queue of the execution-ended rule's target
+    (rule,) = resources(raw, "AWS::Events::Rule").values()
+    (target,) = rule["Properties"]["Targets"]
+    (queue_id,) = referenced_ids(target["DeadLetterConfig"]["Arn"])
+
+    # Then an alarm watches its depth, raised by the first message
+    (alarm,) = _alarms_reading(raw, "AWS/SQS", "ApproximateNumberOfMessagesVisible")
+    (stat,) = _metric_stats(alarm)
+    assert _dimensions(stat) == {"QueueName": {"Fn::GetAtt": [queue_id, "QueueName"]}}
+    assert (stat["Stat"], alarm["Properties"]["Threshold"]) == ("Maximum", 1)
+    assert alarm["Properties"]["ComparisonOperator"] == "GreaterThanOrEqualToThreshold"
 
 
 def test_dashboard_shows_runs_spend_and_every_alarm(raw: dict[str, Any]) -> None:

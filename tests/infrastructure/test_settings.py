@@ -32,7 +32,8 @@ def test_command_line_strings_are_parsed() -> None:
     # Given values as `cdk synth -c key=value` passes them
     settings = DeploymentSettings.from_mapping(
         {
-            "reservedConcurrency": "false",
+            "reservedConcurrency": "true",
+            "accountConcurrencyQuota": "1000",
             "throttleRateLimit": "5",
             "logRetentionDays": "7",
             "runDefaults": '{"maxHops": 3, "budgets": {"searches": 8}}',
@@ -40,7 +41,8 @@ def test_command_line_strings_are_parsed() -> None:
     )
 
     # Then they arrive typed
-    assert settings.reserved_concurrency is False
+    assert settings.reserved_concurrency is True
+    assert settings.account_concurrency_quota == 1000
     assert settings.throttle_rate_limit == 5.0
     assert settings.log_retention_days == 7
     assert settings.run_defaults.max_hops == 3
@@ -57,6 +59,8 @@ def test_command_line_strings_are_parsed() -> None:
         ({"removalPolicy": "snapshot"}, "removalPolicy"),
         ({"alarmEmail": "not-an-address"}, "alarmEmail"),
         ({"region": "Mars"}, "region"),
+        ({"reservedConcurrency": True}, "reservedConcurrency=true needs accountConcurrencyQuota"),
+        ({"accountConcurrencyQuota": -1}, "accountConcurrencyQuota"),
         ({"runCeilings": {"budgets": {"searches": "many"}}}, "runCeilings.budgets.searches"),
         ({"runCeilings": "{not json"}, "runCeilings is not JSON"),
         ({"runCeilings": {"budgets": {"searches": 10}}}, "runDefaults exceed runCeilings"),

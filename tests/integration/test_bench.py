@@ -7,9 +7,9 @@ import json
 
 import pytest
 
-from visual_degrees import cli
-from visual_degrees.bench import CONTRACT_KEYS
-from visual_degrees.sandbox import EXAMPLE_PAIR, FAR_PAIR
+from visual_degrees_tools import cli
+from visual_degrees_tools.bench import CONTRACT_KEYS
+from visual_degrees_tools.sandbox import EXAMPLE_PAIR, FAR_PAIR
 
 
 def bench(capsys, *args: str) -> tuple[int, dict, str]:
@@ -97,8 +97,8 @@ def test_pairs_and_sample_together_are_refused_by_the_parser(capsys):
 
 def test_a_second_pass_over_the_same_pairs_reports_only_that_pass():
     # Given three pairs asked twice on one memory
-    from visual_degrees.bench import Bench, BenchConfig, sample_pairs
-    from visual_degrees.local.environments import sandbox_environment
+    from visual_degrees_tools.bench import Bench, BenchConfig, sample_pairs
+    from visual_degrees_tools.local.environments import sandbox_environment
 
     environment = sandbox_environment(None)
     pairs = sample_pairs(environment.web, 3, seed=4)

@@ -8,8 +8,8 @@ import re
 import pytest
 
 from tests.support.cli_runs import run_json
-from visual_degrees.cli import main
-from visual_degrees.sandbox import EXAMPLE_PAIR, FAR_PAIR
+from visual_degrees_tools.cli import main
+from visual_degrees_tools.sandbox import EXAMPLE_PAIR, FAR_PAIR
 
 A, B = EXAMPLE_PAIR
 
@@ -53,6 +53,9 @@ def test_an_honest_no_path_exits_3(state_dir, capsys):
         ([A, B, "--threshold", "40"], "error: --threshold must be between 50 and 100\n"),
         ([A, B, "--budget-runtime", "0"], "--budget-runtime must be more than 0 and at most 3600 seconds"),
         ([A, B, "--budget-runtime", "nan"], "'nan' is not a finite number"),
+        ([A, B, "--budget-searches", "0"], "--budget-searches must be at least 1 to start a run"),
+        ([A, B, "--budget-recognitions", "0"], "--budget-recognitions must be at least 1 to start a run"),
+        ([A, B, "--budget-runtime", "2"], "--budget-runtime must be at least 5 seconds to start a run"),
         ([A, B, "--world", "/no/such/world.txt"], "no such file"),
         ([A, B, "--faults", "gremlins=0.5"], "unknown fault 'gremlins'"),
     ],
@@ -170,7 +173,7 @@ def _help(capsys, *argv: str) -> str:
 
 @pytest.mark.parametrize("command", ["run", "trace", "doctor", "serve", "bench"])
 def test_every_option_has_a_line_of_help_and_its_default(capsys, command):
-    from visual_degrees.cli import _commands, build_parser
+    from visual_degrees_tools.cli import _commands, build_parser
 
     parser = build_parser(_commands())
     sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices[command]
@@ -221,7 +224,7 @@ def test_a_run_that_ran_out_of_budget_says_how_to_continue_it_and_continues(stat
     # Then it goes on in the same log, finds the chain, says what became of the hint and what each
     # part of the run spent
     assert code == 0
-    assert re.search(r"\[\s*\d+\] run_continued Continuing with 5 more searches", out)
+    assert re.search(r"\[\s*\d+\] continued   Continuing with 5 more searches", out)
     assert "Your hint, Dorian Ivesdale: Confirmed" in out
     assert "Spent (first run): 1 search ·" in out
     assert "Spent (continuation 1): " in out and "Spent in total: " in out
@@ -262,3 +265,9 @@ def test_only_a_run_that_ran_out_of_budget_is_continued(state_dir, capsys):
     assert "no run '20260101T000000-000000'" in capsys.readouterr().err
     assert main(["run"]) == 2
     assert "name two people, A and B (or continue a run: --continue RUN_ID)" in capsys.readouterr().err
+
+
+def test_serve_refuses_an_unsent_bytes_cap_below_one_frame(state_dir, capsys):
+    assert main(["serve", "--max-unsent-bytes", "1000"]) == 2
+    assert "--max-unsent-bytes must be at least 131072 (one frame)" in capsys.readouterr().err
+    assert not state_dir.exists()

@@ -13,20 +13,20 @@ import pytest
 
 from tests.support.fakes import ListSink
 from tests.support.ws_server import bundled_sandbox
-from visual_degrees.adapters.local.sqlite_memory import SqliteMemory
-from visual_degrees.bench.counting import Counting
 from visual_degrees.domain.costs import DEFAULT_COSTS
 from visual_degrees.domain.errors import InvalidInput, NotContinuable, RunInProgress, RunNotFound
 from visual_degrees.domain.models import Budgets, RunOptions
-from visual_degrees.local.executions import ExecutionStore
-from visual_degrees.local.runner import LocalRunner, RunEnvironment
 from visual_degrees.ports import Providers
-from visual_degrees.sandbox import EXAMPLE_PAIR
 from visual_degrees.services import continuation
 from visual_degrees.services.budget import Budget
 from visual_degrees.services.endings import end_run
 from visual_degrees.services.event_log import EventLog
 from visual_degrees.services.run_memory import RunControl
+from visual_degrees_tools.adapters.sqlite_memory import SqliteMemory
+from visual_degrees_tools.bench.counting import Counting
+from visual_degrees_tools.local.executions import ExecutionStore
+from visual_degrees_tools.local.runner import LocalRunner, RunEnvironment
+from visual_degrees_tools.sandbox import EXAMPLE_PAIR
 
 A, B = EXAMPLE_PAIR  # Vesna Hawthorne, Niall Halloran: two photos apart, through Dorian Ivesdale and others
 BRIDGE = "Dorian Ivesdale"  # photographed with both
@@ -218,7 +218,7 @@ def ended_run(
     [
         ("final", {"path": [A, B]}, "already found a chain"),
         ("cancelled", {}, "was cancelled"),
-        ("error", {"code": "step_timeout", "message": "x"}, r"failed \(step_timeout\)"),
+        ("error", {"code": "step_timeout", "message": "x"}, r"The run failed, so it is not continued"),
         ("no_path", {"reason": "hop_limit", "maxHops": 3}, "longer than 3 hops"),
     ],
 )

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from tests.integration.test_local_run import ANN, BOB, make_runner, options, two_hop_web
 from tests.support.fakes import ListSink
-from visual_degrees.adapters.local.sqlite_memory import SqliteMemory
 from visual_degrees.constants import MAX_EVENT_BYTES
 from visual_degrees.domain.costs import DEFAULT_COSTS
 from visual_degrees.domain.models import Budgets
@@ -13,6 +12,7 @@ from visual_degrees.protocol import wire_size
 from visual_degrees.services.budget import Budget
 from visual_degrees.services.endings import end_run
 from visual_degrees.services.event_log import EventLog
+from visual_degrees_tools.adapters.sqlite_memory import SqliteMemory
 
 USAGE_KEYS = {
     "searches",
@@ -22,6 +22,9 @@ USAGE_KEYS = {
     "llmTokensOut",
     "costUsd",
     "failedSearches",
+    "throttledSearches",
+    "throttledRecognitions",
+    "throttledLlmCalls",
 }
 
 

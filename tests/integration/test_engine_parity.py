@@ -31,7 +31,8 @@ def test_both_engines_walk_the_same_states(
 
     # When it runs on moto's interpreter and on the local engine
     moto_walk, moto_left = moto_sfn.run(run)
-    local_walk, local_invoke = run_locally(run)
+    local_waits: list[float] = []
+    local_walk, local_invoke = run_locally(run, local_waits)
 
     # Then both walk the workflow the script describes, consuming the whole script
     assert moto_walk.states == run.expected_states
@@ -47,6 +48,8 @@ def test_both_engines_walk_the_same_states(
     )
     assert local_walk.status == run.expected_status
     assert local_walk.output == moto_walk.output
+    # and both wait the same between attempts (each wait at the top of its jitter range)
+    assert local_waits == moto_sfn.waits
     # and their histories have the same events; moto records a mocked Throw as TaskFailed where a
     # Lambda that raised is LambdaFunctionFailed
     moto_events = tuple("LambdaFunctionFailed" if t == "TaskFailed" else t for t in moto_walk.event_types)

@@ -14,15 +14,15 @@ import pytest
 from tests.support.crowded_web import FACES_PER_PHOTO, CrowdedWeb
 from tests.support.fakes import ListSink, ManualClock
 from visual_degrees.adapters.aws.event_sink import encode
-from visual_degrees.adapters.local.sqlite_memory import SqliteMemory
 from visual_degrees.constants import MAX_EVENT_BYTES, MAX_MESSAGE_BYTES
 from visual_degrees.domain.models import RunEvent, RunOptions
 from visual_degrees.domain.names import name_key
 from visual_degrees.domain.paths import edge_id
-from visual_degrees.local.runner import LocalRunner, RunEnvironment, RunResult
 from visual_degrees.ports import Providers
 from visual_degrees.services.run_access import RunAccess
 from visual_degrees.services.runs_api import RunsApi, StoredSubscriptions
+from visual_degrees_tools.adapters.sqlite_memory import SqliteMemory
+from visual_degrees_tools.local.runner import LocalRunner, RunEnvironment, RunResult
 
 API_GATEWAY_LIMIT = 128 * 1024  # bytes API Gateway accepts in one WebSocket message
 

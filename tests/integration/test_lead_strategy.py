@@ -12,12 +12,12 @@ import pytest
 
 from tests.support.fakes import FakeWeb, ListSink, ManualClock, face
 from tests.support.twice import Twice
-from visual_degrees.adapters.local.sqlite_memory import SqliteMemory
 from visual_degrees.domain.models import Face, ImageHit, RunOptions
 from visual_degrees.domain.names import name_key
 from visual_degrees.domain.planning import ConnectContext, ConnectReply, ProposedLink
-from visual_degrees.local.runner import LocalRunner, RunEnvironment, RunResult
 from visual_degrees.ports import Providers
+from visual_degrees_tools.adapters.sqlite_memory import SqliteMemory
+from visual_degrees_tools.local.runner import LocalRunner, RunEnvironment, RunResult
 
 ANN, BOB, CAT, DAN, EVE, GUS = "Ann Lee", "Bob Ray", "Cat Wu", "Dan Oz", "Eve Fox", "Gus Orr"
 PAGE = 200
@@ -251,7 +251,7 @@ def test_every_step_is_idempotent(monkeypatch, forget):
     normal_web, twice_web = web(), web()
     normal = go(normal_web, SqliteMemory(":memory:"), "r-normal", normal_sink)
     memory = SqliteMemory(":memory:")
-    monkeypatch.setattr("visual_degrees.local.runner.execute", Twice(memory, forget))
+    monkeypatch.setattr("visual_degrees_tools.local.runner.execute", Twice(memory, forget))
     doubled = go(twice_web, memory, "r-twice", twice_sink)
     assert normal.outcome == doubled.outcome == "path"
     assert [(e.seq, e.type) for e in normal_sink.events] == [(e.seq, e.type) for e in twice_sink.events]
@@ -342,7 +342,7 @@ def test_an_event_rescue_is_idempotent(monkeypatch, forget, made):
     normal_sink, twice_sink = ListSink(), ListSink()
     normal = run(normal_web, sink=normal_sink)
     memory = SqliteMemory(":memory:")
-    monkeypatch.setattr("visual_degrees.local.runner.execute", Twice(memory, forget))
+    monkeypatch.setattr("visual_degrees_tools.local.runner.execute", Twice(memory, forget))
 
     def environment(_: str) -> RunEnvironment:
         clock = ManualClock()

@@ -26,7 +26,7 @@ from tests.support.fake_wire_servers import (
     StaticImageServer,
     photo_bytes,
 )
-from visual_degrees.cli import main
+from visual_degrees_tools.cli import main
 
 BACON = CelebrityFace("Kevin Bacon", "1R7Vj9", 99.1)
 SINISE = CelebrityFace("Gary Sinise", "4Gs1n", 97.3)

@@ -11,14 +11,14 @@ from typing import Any
 import pytest
 
 from tests.support.fakes import FakeWeb, ListSink, ManualClock, ScriptedPlanner, face
-from visual_degrees.adapters.local.sqlite_memory import SqliteMemory
 from visual_degrees.domain.errors import InvalidInput
 from visual_degrees.domain.models import Budgets, Person, RunOptions, RunState
 from visual_degrees.domain.planning import PlannerReply
-from visual_degrees.local.runner import LocalRunner, RunEnvironment
 from visual_degrees.ports import Providers
 from visual_degrees.services.run_memory import RunMemory
 from visual_degrees.steps import execute
+from visual_degrees_tools.adapters.sqlite_memory import SqliteMemory
+from visual_degrees_tools.local.runner import LocalRunner, RunEnvironment
 
 ANN, BOB, CAT, DAN, EVE = "Ann Lee", "Bob Ray", "Cat Wu", "Dan Oz", "Eve Fox"
 
@@ -260,7 +260,7 @@ def test_every_step_run_twice_emits_counts_and_links_exactly_once(monkeypatch, f
     )
     twice_web = two_hop_web()
     runner = make_runner(twice_web)
-    monkeypatch.setattr("visual_degrees.local.runner.execute", Twice(forget)(runner))
+    monkeypatch.setattr("visual_degrees_tools.local.runner.execute", Twice(forget)(runner))
     doubled = runner.run(ANN, BOB, options(strategy=strategy), run_id="r-twice", sink=twice_sink)
     # Then events, seqs, budget counts and edges are the same as a single execution
     assert [(e.seq, e.type, e.data) for e in twice_sink.events] == [

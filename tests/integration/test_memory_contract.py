@@ -30,7 +30,6 @@ from tests.support.memory_fixtures import (
     open_memory,
 )
 from visual_degrees.adapters.aws.dynamodb_memory import DynamoDbMemory
-from visual_degrees.adapters.local.sqlite_memory import SqliteMemory
 from visual_degrees.adapters.memory_rules import MAX_DATA_BYTES, MAX_TRANSACT_WRITES
 from visual_degrees.domain.errors import (
     ConditionFailed,
@@ -39,6 +38,7 @@ from visual_degrees.domain.errors import (
     TransientProviderError,
 )
 from visual_degrees.ports import Increment, Item, Memory, Put, Write
+from visual_degrees_tools.adapters.sqlite_memory import SqliteMemory
 
 START = 1_767_225_600.0
 

@@ -16,12 +16,12 @@ from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
 from tests.support.ws_client import WsClient, is_event
-from visual_degrees.sandbox import EXAMPLE_PAIR
+from visual_degrees_tools.sandbox import EXAMPLE_PAIR
 
 RUNS = 14
 PER_CONNECTION = 4  # the server's per-connection cap on unfinished runs
 GUARD_SECONDS = 60.0
-CLI = [sys.executable, "-c", "import sys; from visual_degrees.cli import main; sys.exit(main())"]
+CLI = [sys.executable, "-c", "import sys; from visual_degrees_tools.cli import main; sys.exit(main())"]
 _URL = re.compile(r"\(WebSocket (ws://\S+)\)")
 
 

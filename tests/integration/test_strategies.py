@@ -17,12 +17,12 @@ import pytest
 
 from tests.support.fakes import FakeWeb, ListSink, ManualClock, ScriptedPlanner, face
 from tests.support.twice import Twice
-from visual_degrees.adapters.local.sqlite_memory import SqliteMemory
 from visual_degrees.domain.models import Face, FetchedImage, ImageHit, RunOptions
 from visual_degrees.domain.planning import PlannerReply
-from visual_degrees.local.runner import LocalRunner, RunEnvironment, RunResult
 from visual_degrees.ports import Providers
-from visual_degrees.sandbox import VirtualClock
+from visual_degrees_tools.adapters.sqlite_memory import SqliteMemory
+from visual_degrees_tools.local.runner import LocalRunner, RunEnvironment, RunResult
+from visual_degrees_tools.sandbox import VirtualClock
 
 ANN, BOB, CAT, DAN, EVE = "Ann Lee", "Bob Ray", "Cat Wu", "Dan Oz", "Eve Fox"
 
@@ -347,7 +347,7 @@ def test_meeting_in_the_middle_is_idempotent_step_by_step(monkeypatch, forget):
     normal_sink, twice_sink = ListSink(), ListSink()
     normal = runner(web()).run(ANN, BOB, RunOptions(knobs=ISSUE6), run_id="r-normal", sink=normal_sink)
     memory = SqliteMemory(":memory:")
-    monkeypatch.setattr("visual_degrees.local.runner.execute", Twice(memory, forget))
+    monkeypatch.setattr("visual_degrees_tools.local.runner.execute", Twice(memory, forget))
     doubled = runner(web(), memory=memory).run(
         ANN, BOB, RunOptions(knobs=ISSUE6), run_id="r-twice", sink=twice_sink
     )

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from visual_degrees.adapters.local.sqlite_memory import SqliteMemory
 from visual_degrees.domain import strategy
 from visual_degrees.domain.errors import InvalidInput
 from visual_degrees.domain.models import Edge, Evidence, RunOptions
@@ -12,6 +11,7 @@ from visual_degrees.domain.requests import parse_options
 from visual_degrees.domain.titles import names_only
 from visual_degrees.services.run_graph import CHUNK_LINKS, RunGraph
 from visual_degrees.services.run_memory import RunMemory
+from visual_degrees_tools.adapters.sqlite_memory import SqliteMemory
 
 
 def edge(a: str, b: str, confidence: float = 90.0) -> Edge:

@@ -9,12 +9,12 @@ from itertools import pairwise
 import pytest
 
 from tests.support.fakes import ListSink
-from visual_degrees.adapters.local.sqlite_memory import SqliteMemory
-from visual_degrees.bench.pairs import sample_pairs
 from visual_degrees.domain.models import Budgets, RunOptions
 from visual_degrees.domain.names import name_key
-from visual_degrees.local.environments import sandbox_environment
-from visual_degrees.local.runner import LocalRunner
+from visual_degrees_tools.adapters.sqlite_memory import SqliteMemory
+from visual_degrees_tools.bench.pairs import sample_pairs
+from visual_degrees_tools.local.environments import sandbox_environment
+from visual_degrees_tools.local.runner import LocalRunner
 
 ENVIRONMENT = sandbox_environment(None)
 PAIRS = [(p.a.name, p.b.name) for p in sample_pairs(ENVIRONMENT.web, 24, 5)]

@@ -10,8 +10,8 @@ from pathlib import Path
 
 from tests.support.cli_runs import run_json
 from visual_degrees.domain.names import name_key
-from visual_degrees.sandbox import EXAMPLE_PAIR, PhotoWeb, default_world_path, load_world
-from visual_degrees.sandbox.ground_truth import ground_truth
+from visual_degrees_tools.sandbox import EXAMPLE_PAIR, PhotoWeb, default_world_path, load_world
+from visual_degrees_tools.sandbox.ground_truth import ground_truth
 
 A, B = EXAMPLE_PAIR
 

@@ -4,6 +4,7 @@ world (GET /api/world), names as they are typed (GET /api/names), and the closes
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 import httpx
@@ -11,8 +12,8 @@ import pytest
 
 from tests.support.ws_client import WsClient
 from tests.support.ws_server import running_server
-from visual_degrees.local.environments import SandboxEnvironment, sandbox_environment
-from visual_degrees.sandbox import EXAMPLE_PAIR
+from visual_degrees_tools.local.environments import SandboxEnvironment, sandbox_environment
+from visual_degrees_tools.sandbox import EXAMPLE_PAIR
 
 CAST = [
     "Footloose (1984)/Bacon, Kevin (I)/Singer, Lori/Lithgow, John",
@@ -64,6 +65,18 @@ def test_names_are_suggested_as_typed_bounded_and_validated(
     assert empty["names"] == []
     assert too_long.status_code == 400 and "200" in too_long.json()["error"]
     assert too_many.status_code == 400
+
+
+def test_a_query_with_too_many_fields_is_a_bad_request_not_a_server_error(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    with running_server(tmp_path) as srv:
+        # When a client asks for names with more query fields than the page ever sends
+        answer = httpx.get(srv.http_url + "api/names?" + "q=a&" * 50)
+        # Then it is told what is wrong (400), and the server logs no failure of its own
+        assert answer.status_code == 400 and "query fields" in answer.json()["error"]
+        assert httpx.get(srv.http_url + "api/names", params={"q": "ves"}).status_code == 200
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
 
 
 def test_an_unknown_name_is_refused_with_the_closest_names_of_the_world(

@@ -5,16 +5,19 @@ from __future__ import annotations
 
 import contextlib
 import json
+import threading
 from pathlib import Path
 
 import pytest
 from websockets.exceptions import ConnectionClosed
 
-from tests.support.ws_client import WsClient
+from tests.support.ws_client import GUARD_SECONDS, WsClient
 from tests.support.ws_server import Gate, bundled_sandbox, running_server
 from visual_degrees.constants import MAX_MESSAGE_BYTES
-from visual_degrees.local.server.app import HARD_FRAME_LIMIT
-from visual_degrees.sandbox import EXAMPLE_PAIR
+from visual_degrees.protocol import AnyMessage, parse_message
+from visual_degrees_tools.local.server import session as session_module
+from visual_degrees_tools.local.server.app import HARD_FRAME_LIMIT
+from visual_degrees_tools.sandbox import EXAMPLE_PAIR
 
 A, B = EXAMPLE_PAIR
 
@@ -83,6 +86,25 @@ def test_options_of_the_wrong_json_type_are_refused_not_coerced(
         assert client.start(A, B, maxHops=3, budgets={"searches": 10})["type"] == "runAccepted"
 
 
+@pytest.mark.parametrize(
+    ("budgets", "field"),
+    [
+        ({"searches": 0}, "options.budgets.searches must be at least 1"),
+        ({"recognitions": 0}, "options.budgets.recognitions must be at least 1"),
+        ({"runtimeSeconds": 0.5}, "options.budgets.runtimeSeconds must be at least 5 seconds"),
+    ],
+)
+def test_budgets_a_run_cannot_start_with_are_refused(
+    tmp_path: Path, budgets: dict[str, float], field: str
+) -> None:
+    with running_server(tmp_path) as srv, WsClient(srv.ws_url) as client:
+        # When a client asks for a run with no search (or recognition, or time) for its first step
+        reply = client.start(A, B, budgets=budgets)
+        # Then it is refused, naming the field, and no run is started
+        assert (reply["type"], reply["code"], reply["action"]) == ("error", "invalid_input", "startRun")
+        assert field in reply["message"]
+
+
 def test_deep_nesting_is_invalid_json_and_logs_no_traceback(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -95,6 +117,39 @@ def test_deep_nesting_is_invalid_json_and_logs_no_traceback(
         assert client.start(A, B)["type"] == "runAccepted"
     assert "RecursionError" not in caplog.text
     assert not [r for r in caplog.records if r.levelno >= 40]
+
+
+HOSTILE = "[" * 40 + '"' + '\\"' * 20_000  # issue 17: a string that never closes
+
+
+def test_a_frame_being_parsed_delays_no_other_connection(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Given a parser that holds the hostile frame until the test lets it go (however slow a frame
+    # is to parse, the test decides when its parse ends)
+    parsing, release = threading.Event(), threading.Event()
+    held: list[bool] = []
+
+    def held_parse(frame: str | bytes) -> AnyMessage:
+        if frame == HOSTILE:
+            parsing.set()
+            held.append(release.wait(GUARD_SECONDS))  # False: nobody released it (a deadlock guard)
+        return parse_message(frame)
+
+    monkeypatch.setattr(session_module, "parse_message", held_parse)
+    with running_server(tmp_path) as srv, WsClient(srv.ws_url) as attacker, WsClient(srv.ws_url) as user:
+        run_id = user.start(A, B)["runId"]
+        # When one connection's frame is being parsed
+        attacker.send_raw(HOSTILE)
+        assert parsing.wait(GUARD_SECONDS)
+        # Then another, already open connection is answered meanwhile
+        user.send("getRun", runId=run_id)
+        answered = user.reply()
+        release.set()
+        assert (answered["type"], answered["runId"]) == ("run", run_id)
+        # And the hostile frame, once parsed, is refused as invalid JSON
+        assert attacker.reply()["code"] == "invalid_json"
+    assert held == [True]  # it was answered while the frame was held, not after the guard gave up
 
 
 def test_a_frame_over_the_deployed_limit_is_refused_and_the_connection_stays_usable(tmp_path: Path) -> None:

@@ -8,7 +8,7 @@ import threading
 from collections.abc import Callable
 
 from visual_degrees.domain.models import EventType, RunEvent
-from visual_degrees.local.server.broker import Broker, BrokerSink, Published
+from visual_degrees_tools.local.server.broker import Broker, BrokerSink, Published
 
 RUN = "run-1"
 

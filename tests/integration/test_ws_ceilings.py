@@ -11,10 +11,10 @@ import pytest
 
 from tests.support.ws_client import WsClient
 from tests.support.ws_server import running_server
-from visual_degrees.commands import serve
 from visual_degrees.domain.ceilings import RunCeilings
 from visual_degrees.domain.errors import InvalidInput
-from visual_degrees.sandbox import EXAMPLE_PAIR
+from visual_degrees_tools.commands import serve
+from visual_degrees_tools.sandbox import EXAMPLE_PAIR
 
 A, B = EXAMPLE_PAIR
 ISSUE_BUDGETS = {"searches": 10_000, "recognitions": 100_000, "runtimeSeconds": 3_600}

@@ -11,8 +11,8 @@ from typing import Any
 from tests.support.ws_client import WsClient, is_event, is_terminal, seqs
 from tests.support.ws_server import Gate, bundled_sandbox, running_server
 from visual_degrees.domain.ceilings import RunCeilings
-from visual_degrees.sandbox import EXAMPLE_PAIR
 from visual_degrees.services.event_log import EventLog
+from visual_degrees_tools.sandbox import EXAMPLE_PAIR
 
 A, B = EXAMPLE_PAIR
 BRIDGE = "Dorian Ivesdale"
@@ -126,6 +126,8 @@ def test_refusals_say_why_with_stable_codes(tmp_path: Path) -> None:
     assert (answers["stranger"]["code"], answers["unknown"]["code"]) == ("run_not_found", "run_not_found")
     assert answers["ceiling"]["code"] == "above_ceiling"
     assert "budgets.searches: 3 more on top of the 1 already spent is 4" in answers["ceiling"]["message"]
+    assert answers["ceiling"]["ceilings"] == ceilings.dump()  # what a client needs to offer what fits
+    assert answers["ceiling"]["spent"]["searches"] == 1
     assert answers["type"]["code"] == "invalid_input" and "budgets.searches" in answers["type"]["message"]
     assert answers["via"]["code"] == "unknown_person"
     assert answers["via"]["suggestions"] == {"via": [BRIDGE]}

@@ -20,8 +20,8 @@ from websockets.exceptions import InvalidStatus
 
 from tests.support.ws_client import WsClient
 from tests.support.ws_server import running_server
-from visual_degrees.local.server.gate import HostNames, Refusals, host_name
-from visual_degrees.sandbox import EXAMPLE_PAIR
+from visual_degrees_tools.local.server.gate import HostNames, Refusals, host_name
+from visual_degrees_tools.sandbox import EXAMPLE_PAIR
 
 A, B = EXAMPLE_PAIR
 GUARD_SECONDS = 30.0
@@ -106,7 +106,7 @@ def test_a_foreign_host_name_is_refused_for_the_page_and_the_websocket(
 def test_above_the_cap_connections_are_refused_with_503_and_the_log_says_so_once(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    caplog.set_level(logging.WARNING, logger="visual_degrees.local.server.gate")
+    caplog.set_level(logging.WARNING, logger="visual_degrees_tools.local.server.gate")
     with running_server(tmp_path, max_connections=2) as srv, ExitStack() as open_clients:
         # Given two connections, the cap
         first = open_clients.enter_context(WsClient(srv.ws_url))
@@ -144,7 +144,7 @@ def test_refusals_are_logged_at_most_once_per_interval_with_their_counts(
 ) -> None:
     now = [0.0]
     refusals = Refusals(interval=10.0, clock=lambda: now[0])
-    caplog.set_level(logging.WARNING, logger="visual_degrees.local.server.gate")
+    caplog.set_level(logging.WARNING, logger="visual_degrees_tools.local.server.gate")
     for second in range(30):
         now[0] = float(second)
         for _ in range(1000):
@@ -160,7 +160,7 @@ def test_refusals_are_logged_at_most_once_per_interval_with_their_counts(
 
 # ---- at the descriptor limit --------------------------------------------------------------------
 
-CLI = [sys.executable, "-c", "import sys; from visual_degrees.cli import main; sys.exit(main())"]
+CLI = [sys.executable, "-c", "import sys; from visual_degrees_tools.cli import main; sys.exit(main())"]
 DESCRIPTORS = 64
 
 

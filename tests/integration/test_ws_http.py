@@ -3,6 +3,7 @@ the WebSocket (same origin only; the token when one is set, as the deployed $con
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import httpx
@@ -11,10 +12,12 @@ from websockets.exceptions import InvalidStatus
 
 from tests.support.ws_client import WsClient
 from tests.support.ws_server import running_server
-from visual_degrees.sandbox import EXAMPLE_PAIR
+from visual_degrees_tools.sandbox import EXAMPLE_PAIR
 
 A, B = EXAMPLE_PAIR
 SANDBOX_PHOTOS = "https://sandbox.visual-degrees.invalid/photos/"
+ENTRY = re.compile(r'<script type="module" src="([\w.-]+\.js)">')
+IMPORTS = re.compile(r'^import .* from "\./([\w.-]+\.js)";$', re.MULTILINE)
 
 
 @pytest.mark.parametrize(
@@ -57,7 +60,54 @@ def test_evidence_photos_are_served_by_id_with_their_people_labelled(tmp_path: P
         assert card["imageUrl"].removeprefix(SANDBOX_PHOTOS) in page.text
 
 
-@pytest.mark.parametrize("path", ["/photos/0000000000.svg", "/photos/../../etc/passwd", "/nothing-here"])
+def test_every_module_the_page_imports_is_served_as_javascript_and_revalidated(tmp_path: Path) -> None:
+    with running_server(tmp_path) as srv:
+        base = srv.http_url.rstrip("/")
+        # Given the page's entry module, as index.html names it
+        match = ENTRY.search(httpx.get(base + "/").text)
+        assert match is not None
+        # When a browser loads it and, module by module, everything it imports
+        served: dict[str, httpx.Response] = {}
+        wanted = [match.group(1)]
+        while wanted:
+            name = wanted.pop()
+            if name not in served:
+                served[name] = httpx.get(f"{base}/{name}")
+                wanted += IMPORTS.findall(served[name].text)
+        # And asks for each again with the ETag it got
+        again = {
+            name: httpx.get(f"{base}/{name}", headers={"If-None-Match": response.headers["etag"]})
+            for name, response in served.items()
+        }
+
+    # Then every module came, as JavaScript (a module script of any other type is refused), under the
+    # page's policy, to be revalidated
+    assert len(served) > 5
+    for name, response in served.items():
+        assert response.status_code == 200, name
+        assert response.headers["content-type"] == "text/javascript; charset=utf-8", name
+        assert "script-src 'self'" in response.headers["content-security-policy"]
+        assert response.headers["x-content-type-options"] == "nosniff"
+        assert response.headers["cache-control"] == "no-cache"
+    # And an unchanged module is a 304 with no body
+    assert {name: (r.status_code, r.content) for name, r in again.items()} == {
+        name: (304, b"") for name in served
+    }
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/photos/0000000000.svg",
+        "/photos/../../etc/passwd",
+        "/nothing-here",
+        "/%2e%2e/pyproject.toml",
+        "/..%2fapp.py",
+        "/app.js/..%2f..%2fsandbox/world.py",
+        "/__init__.py",
+        "/web/app.js",
+    ],
+)
 def test_unknown_paths_are_not_found(tmp_path: Path, path: str) -> None:
     with running_server(tmp_path) as srv:
         assert httpx.get(srv.http_url.rstrip("/") + path).status_code == 404

@@ -12,11 +12,11 @@ import pytest
 from tests.support.ws_client import WsClient, is_event, seqs
 from tests.support.ws_server import Gate, bundled_sandbox, running_server
 from visual_degrees.domain.models import RunOptions
-from visual_degrees.local.server.runs import RunLimits
 from visual_degrees.ports import Memory
-from visual_degrees.sandbox import EXAMPLE_PAIR
 from visual_degrees.services.event_log import EventLog
 from visual_degrees.services.run_memory import RunControl
+from visual_degrees_tools.local.server.runs import RunLimits, Stopped
+from visual_degrees_tools.sandbox import EXAMPLE_PAIR
 
 A, B = EXAMPLE_PAIR
 
@@ -201,8 +201,8 @@ def test_shutdown_cancels_unfinished_runs_and_leaves_no_thread(tmp_path: Path) -
         client.until(lambda m: m.get("type") == "status")
 
         # When the server stops (and, once it has asked the run to stop, the run may move on)
-        outcome: dict[str, int] = {}
-        stopping = threading.Thread(target=lambda: outcome.update(cancelled=srv.stop()))
+        outcome: dict[str, Stopped] = {}
+        stopping = threading.Thread(target=lambda: outcome.update(stopped=srv.stop()))
         stopping.start()
         cancel = RunControl(srv.memory, run_id, RunOptions().ttl_seconds)
         while not cancel.cancel_requested():
@@ -211,7 +211,7 @@ def test_shutdown_cancels_unfinished_runs_and_leaves_no_thread(tmp_path: Path) -
         stopping.join()
 
         # Then the run was cancelled, and its client told so before the connection closed
-        assert outcome["cancelled"] == 1
+        assert outcome["stopped"] == Stopped(cancelled=1)
         events = client.events_until_terminal(run_id)
         assert events[-1]["type"] == "cancelled"
         assert client.close_code() == 1001

@@ -8,8 +8,8 @@ from pathlib import Path
 
 from tests.support.ws_client import Message, WsClient, is_event, seqs
 from tests.support.ws_server import Gate, bundled_sandbox, running_server
-from visual_degrees.sandbox import EXAMPLE_PAIR
 from visual_degrees.services.event_log import EventLog
+from visual_degrees_tools.sandbox import EXAMPLE_PAIR
 
 A, B = EXAMPLE_PAIR
 

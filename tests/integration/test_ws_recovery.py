@@ -9,14 +9,14 @@ from pathlib import Path
 
 from tests.support.ws_client import WsClient
 from tests.support.ws_server import Gate, bundled_sandbox, running_server
-from visual_degrees.adapters.local.sqlite_memory import SqliteMemory
-from visual_degrees.local.executions import ExecutionStore
-from visual_degrees.local.server.recovery import LEASE_SECONDS, RUNS_PK, SERVERS_PK, InFlight, ServerId
-from visual_degrees.sandbox import EXAMPLE_PAIR
 from visual_degrees.services.endings import end_run
 from visual_degrees.services.event_log import EventLog
 from visual_degrees.services.run_access import RunAccess
 from visual_degrees.services.run_memory import RunControl
+from visual_degrees_tools.adapters.sqlite_memory import SqliteMemory
+from visual_degrees_tools.local.executions import ExecutionStore
+from visual_degrees_tools.local.server.recovery import LEASE_SECONDS, RUNS_PK, SERVERS_PK, InFlight, ServerId
+from visual_degrees_tools.sandbox import EXAMPLE_PAIR
 
 A, B = EXAMPLE_PAIR
 

@@ -19,8 +19,9 @@ That backend never fails on its own, so failing steps use two real mechanisms of
   The Throw's Cause is written the way a Python Lambda's would be, so both engines merge the same
   error object into the state data.
 
-The Retry on the definition's transient errors really sleeps in moto (`time.sleep` of a FULL-jitter
-delay within IntervalSeconds = 1 s), so a retried scenario costs up to one second.
+The Retry waits are recorded instead of slept (`MotoStepFunctions.waits`), each at the top of its
+FULL-jitter range, so they can be compared with the local engine's and a throttled scenario takes no
+time: moto's retrier reads `time.sleep` and its jitter `random.uniform` from modules patched here.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ import json
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from types import SimpleNamespace
 from typing import Any
 from unittest import mock
 
@@ -37,6 +39,7 @@ import boto3
 from moto import mock_aws
 from moto.awslambda_simple.models import lambda_simple_backends
 from moto.core import DEFAULT_ACCOUNT_ID
+from moto.stepfunctions.parser.asl.component.common.retry import jitter_strategy_decl, retrier_decl
 from moto.stepfunctions.parser.backend import execution as moto_execution
 from moto.stepfunctions.parser.backend.execution_worker import ExecutionWorker
 from moto.stepfunctions.parser.mocking.mock_config import (
@@ -50,8 +53,8 @@ from moto.stepfunctions.parser.mocking.mock_config import (
 from tests.support.asl_walk import Walk, walk_from_history
 from tests.support.scripted_runs import RESPONSE_TOO_LARGE, ScriptedRun, ScriptedStep, ScriptedStepError
 from visual_degrees.constants import STATE_TASKS
-from visual_degrees.local.asl.definition import render_definition
-from visual_degrees.local.asl.engine import error_of
+from visual_degrees_tools.local.asl.definition import render_definition
+from visual_degrees_tools.local.asl.engine import error_of
 
 REGION = "us-east-1"
 MOTO_CONFIG: Any = {"stepfunctions": {"execute_state_machine": True}, "lambda": {"use_docker": False}}
@@ -74,13 +77,15 @@ class MotoStepFunctions:
             roleArn=f"arn:aws:iam::{DEFAULT_ACCOUNT_ID}:role/visual-degrees-workflow",
         )["stateMachineArn"]
         self.queue: list[str] = lambda_simple_backends[DEFAULT_ACCOUNT_ID][REGION].lambda_simple_results_queue
+        self.waits: list[float] = []  # the last run's Retry waits, in order
 
     def run(self, run: ScriptedRun, *, timeout: float = 30.0) -> tuple[Walk, int]:
         """The walk of `run`, and how many queued results were left unconsumed."""
         queued, mocked = plan(run)
         self.queue.clear()
         self.queue.extend(queued)
-        with _mocked_responses(MockTestCase("visual-degrees", run.name, mocked)):
+        self.waits = []
+        with _mocked_responses(MockTestCase("visual-degrees", run.name, mocked)), _recorded_waits(self.waits):
             execution_arn = self.client.start_execution(
                 stateMachineArn=self.state_machine_arn, name=run.name, input=json.dumps(run.input)
             )["executionArn"]
@@ -162,4 +167,15 @@ def _mocked_responses(test_case: MockTestCase) -> Iterator[None]:
         return
     worker = functools.partial(ExecutionWorker, mock_test_case=test_case)
     with mock.patch.object(moto_execution, "ExecutionWorker", worker):
+        yield
+
+
+@contextmanager
+def _recorded_waits(waits: list[float]) -> Iterator[None]:
+    """Moto's retrier appends its waits to `waits` instead of sleeping, each at the top of its jitter."""
+    top_of_range = SimpleNamespace(uniform=lambda low, high: high)
+    with (
+        mock.patch.object(retrier_decl, "time", SimpleNamespace(sleep=waits.append)),
+        mock.patch.object(jitter_strategy_decl, "random", top_of_range),
+    ):
         yield

@@ -5,13 +5,14 @@ the local engine and moto's interpreter can be compared on equal terms.
 from __future__ import annotations
 
 import json
+import random
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from tests.support.scripted_runs import ScriptedInvoke, ScriptedRun
-from visual_degrees.local.asl.definition import load_definition
-from visual_degrees.local.asl.engine import LocalEngine
+from visual_degrees_tools.local.asl.definition import load_definition
+from visual_degrees_tools.local.asl.engine import LocalEngine
 
 
 @dataclass(frozen=True)
@@ -43,10 +44,22 @@ def walk_from_history(
     )
 
 
-def run_locally(run: ScriptedRun) -> tuple[Walk, ScriptedInvoke]:
-    """The run on the local engine with the packaged definition; the invoke tells what was left unplayed."""
+class TopOfJitter(random.Random):
+    """Draws the top of every range: a FULL-jitter wait is then its capped backoff, as on moto."""
+
+    def uniform(self, a: float, b: float) -> float:
+        return b
+
+
+def run_locally(run: ScriptedRun, waits: list[float] | None = None) -> tuple[Walk, ScriptedInvoke]:
+    """The run on the local engine with the packaged definition; the invoke tells what was left unplayed.
+
+    Retry waits are appended to `waits` (at the top of their jitter range) instead of slept.
+    """
     invoke = ScriptedInvoke(run)
-    execution = LocalEngine(load_definition(), invoke).execute(run.input, name=run.name)
+    recorded = waits if waits is not None else []
+    engine = LocalEngine(load_definition(), invoke, sleep=recorded.append, rng=TopOfJitter())
+    execution = engine.execute(run.input, name=run.name)
     walk = walk_from_history(
         execution.history, execution.status, execution.error, execution.cause, execution.output
     )

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from visual_degrees.cli import main
+from visual_degrees_tools.cli import main
 
 
 def run_json(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, list[dict]]:

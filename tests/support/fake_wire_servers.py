@@ -29,139 +29,18 @@ import hashlib
 import io
 import json
 import ssl
-import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Self
-from urllib.parse import parse_qs, urlsplit
+from typing import Any
 
 from PIL import Image, ImageDraw
 
 from visual_degrees.adapters.live.image_convert import ImageRejected, prepare_for_recognition
+from visual_degrees_tools.wire.formats import CelebrityFace, FakeHit, brave_document, rekognition_error
+from visual_degrees_tools.wire.server import Recorded, Reply, WireServer, json_reply
 
-# ---- shared machinery -----------------------------------------------------------------------
-
-
-@dataclass
-class Recorded:
-    method: str
-    path: str
-    query: dict[str, list[str]]
-    headers: dict[str, str]  # lower-cased names
-    body: bytes
-
-
-BodyWriter = Callable[[io.BufferedIOBase], None]
-
-
-@dataclass
-class Reply:
-    status: int = 200
-    headers: dict[str, str] = field(default_factory=dict)
-    body: bytes | BodyWriter = b""
-
-
-class _Handler(BaseHTTPRequestHandler):
-    server: _HTTPServer
-
-    def log_message(self, format: str, *args: Any) -> None:
-        return
-
-    def _serve(self) -> None:
-        length = int(self.headers.get("content-length") or 0)
-        body = self.rfile.read(length) if length else b""
-        parts = urlsplit(self.path)
-        recorded = Recorded(
-            method=self.command,
-            path=parts.path,
-            query=parse_qs(parts.query),
-            headers={k.lower(): v for k, v in self.headers.items()},
-            body=body,
-        )
-        owner = self.server.owner
-        with owner.lock:
-            owner.requests.append(recorded)
-        reply = owner.handle(recorded)
-        try:
-            self.send_response(reply.status)
-            for name, value in reply.headers.items():
-                self.send_header(name, value)
-            if isinstance(reply.body, bytes):
-                if "content-length" not in {k.lower() for k in reply.headers}:
-                    self.send_header("Content-Length", str(len(reply.body)))
-                self.end_headers()
-                self.wfile.write(reply.body)
-            else:
-                self.end_headers()
-                reply.body(self.wfile)
-        except (BrokenPipeError, ConnectionResetError):
-            pass  # the client gave up (that is what a byte cap does)
-
-    do_GET = _serve
-    do_POST = _serve
-
-
-class _HTTPServer(ThreadingHTTPServer):
-    daemon_threads = True
-    owner: WireServer
-
-
-class WireServer:
-    """An HTTP server on 127.0.0.1:<free port> in a background thread (HTTPS when given `tls`)."""
-
-    def __init__(self, tls: ssl.SSLContext | None = None) -> None:
-        self.tls = tls
-        self.requests: list[Recorded] = []
-        self.lock = threading.Lock()
-        self._server: _HTTPServer | None = None
-        self._thread: threading.Thread | None = None
-
-    def handle(self, request: Recorded) -> Reply:
-        raise NotImplementedError
-
-    @property
-    def url(self) -> str:
-        if self._server is None:
-            raise RuntimeError("server not started")
-        host, port = self._server.server_address[:2]
-        return f"{'https' if self.tls else 'http'}://{host!s}:{port}"
-
-    @property
-    def port(self) -> int:
-        if self._server is None:
-            raise RuntimeError("server not started")
-        return int(self._server.server_address[1])
-
-    def start(self) -> Self:
-        server = _HTTPServer(("127.0.0.1", 0), _Handler)
-        server.owner = self
-        if self.tls is not None:
-            server.socket = self.tls.wrap_socket(server.socket, server_side=True)
-        self._server = server
-        self._thread = threading.Thread(
-            target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
-        )
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-            self._server = None
-
-    def __enter__(self) -> Self:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-
-
-def _json_reply(status: int, document: Any, content_type: str = "application/json", **headers: str) -> Reply:
-    return Reply(status, {"Content-Type": content_type, **headers}, json.dumps(document).encode())
-
+# The loopback server and the wire documents live in visual_degrees_tools.wire (the benchmarks use
+# them too); they are re-exported here for the tests.
 
 # ---- images -----------------------------------------------------------------------------------
 
@@ -230,13 +109,6 @@ class StaticImageServer(WireServer):
 # ---- Brave image search -------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class FakeHit:
-    image_url: str
-    page_url: str = ""
-    title: str = ""
-
-
 class FakeBraveSearch(WireServer):
     PATH = "/res/v1/images/search"
 
@@ -267,7 +139,7 @@ class FakeBraveSearch(WireServer):
             "error": {"id": "fake", "status": status, "code": code, "detail": code},
         }
         for _ in range(times):
-            self._faults.append(_json_reply(status, body, **(headers or {})))
+            self._faults.append(json_reply(status, body, **(headers or {})))
 
     @property
     def searches(self) -> list[Recorded]:
@@ -275,9 +147,9 @@ class FakeBraveSearch(WireServer):
 
     def handle(self, request: Recorded) -> Reply:
         if request.path != self.PATH or request.method != "GET":
-            return _json_reply(404, {"type": "ErrorResponse", "error": {"status": 404, "code": "NOT_FOUND"}})
+            return json_reply(404, {"type": "ErrorResponse", "error": {"status": 404, "code": "NOT_FOUND"}})
         if request.headers.get("x-subscription-token") != self.token:
-            return _json_reply(
+            return json_reply(
                 422,
                 {"type": "ErrorResponse", "error": {"status": 422, "code": "SUBSCRIPTION_TOKEN_INVALID"}},
             )
@@ -287,66 +159,10 @@ class FakeBraveSearch(WireServer):
         query = request.query.get("q", [""])[0]
         count = int(request.query.get("count", ["50"])[0])
         hits = self._results.get(query, [])[:count]
-        return _json_reply(200, brave_document(query, hits))
-
-
-def brave_document(query: str, hits: Sequence[FakeHit]) -> dict[str, Any]:
-    """An image-search answer in Brave's shape."""
-    results = []
-    for hit in hits:
-        host = urlsplit(hit.page_url or hit.image_url).hostname or ""
-        results.append(
-            {
-                "type": "image_result",
-                "title": hit.title,
-                "url": hit.page_url,
-                "source": host,
-                "page_fetched": "2026-01-01T00:00:00Z",
-                "thumbnail": {"src": "https://imgs.search.brave.com/thumb", "width": 200, "height": 150},
-                "properties": {
-                    "url": hit.image_url,
-                    "placeholder": "https://imgs.search.brave.com/placeholder",
-                    "width": 320,
-                    "height": 240,
-                },
-                "meta_url": {"scheme": "https", "netloc": host, "hostname": host, "path": "/"},
-                "confidence": "high",
-            }
-        )
-    return {
-        "type": "images",
-        "query": {"original": query, "spellcheck_off": True, "show_strict_warning": False},
-        "results": results,
-        "extra": {"might_be_offensive": False},
-    }
+        return json_reply(200, brave_document(query, hits))
 
 
 # ---- Rekognition ---------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class CelebrityFace:
-    name: str
-    id: str
-    confidence: float
-    box: tuple[float, float, float, float] = (0.1, 0.1, 0.2, 0.3)  # left, top, width, height
-
-    def wire(self) -> dict[str, Any]:
-        left, top, width, height = self.box
-        return {
-            "Urls": [],
-            "Name": self.name,
-            "Id": self.id,
-            "Face": {
-                "BoundingBox": {"Width": width, "Height": height, "Left": left, "Top": top},
-                "Confidence": 99.9,
-                "Landmarks": [],
-                "Pose": {"Roll": 0.0, "Yaw": 0.0, "Pitch": 0.0},
-                "Quality": {"Brightness": 80.0, "Sharpness": 90.0},
-            },
-            "MatchConfidence": self.confidence,
-            "KnownGender": {"Type": "Male"},
-        }
 
 
 class FakeRekognition(WireServer):
@@ -368,7 +184,7 @@ class FakeRekognition(WireServer):
 
     def fail_next(self, code: str = "ThrottlingException", status: int = 400, *, times: int = 1) -> None:
         for _ in range(times):
-            self._faults.append(_error(code, status))
+            self._faults.append(rekognition_error(code, status))
 
     @property
     def calls(self) -> list[Recorded]:
@@ -376,7 +192,7 @@ class FakeRekognition(WireServer):
 
     def handle(self, request: Recorded) -> Reply:
         if request.method != "POST" or request.headers.get("x-amz-target") != self.TARGET:
-            return _error("UnknownOperationException", 400)
+            return rekognition_error("UnknownOperationException", 400)
         with self.lock:
             if self._faults:
                 return self._faults.pop(0)
@@ -384,11 +200,11 @@ class FakeRekognition(WireServer):
             encoded = json.loads(request.body)["Image"]["Bytes"]
             data = base64.b64decode(encoded, validate=True)
         except (ValueError, KeyError, TypeError):
-            return _error("InvalidParameterException", 400)
+            return rekognition_error("InvalidParameterException", 400)
         if len(data) > self.MAX_BYTES:
-            return _error("ImageTooLargeException", 400)
+            return rekognition_error("ImageTooLargeException", 400)
         if not _is_jpeg_or_png(data):
-            return _error("InvalidImageFormatException", 400)
+            return rekognition_error("InvalidImageFormatException", 400)
         faces, unrecognized = self._faces.get(hashlib.sha256(data).hexdigest(), ([], 0))
         document = {
             "CelebrityFaces": [face.wire() for face in faces],
@@ -397,18 +213,7 @@ class FakeRekognition(WireServer):
                 for _ in range(unrecognized)
             ],
         }
-        return _json_reply(
-            200, document, "application/x-amz-json-1.1", **{"x-amzn-RequestId": "fake-request"}
-        )
-
-
-def _error(code: str, status: int) -> Reply:
-    return _json_reply(
-        status,
-        {"__type": f"com.amazonaws.rekognition#{code}", "Message": f"fake {code}"},
-        "application/x-amz-json-1.1",
-        **{"x-amzn-ErrorType": f"{code}:", "x-amzn-RequestId": "fake-request"},
-    )
+        return json_reply(200, document, "application/x-amz-json-1.1", **{"x-amzn-RequestId": "fake-request"})
 
 
 def _is_jpeg_or_png(data: bytes) -> bool:
@@ -507,7 +312,7 @@ class FakeGemini(WireServer, _PlannerAnswers):
     def fail_next(self, status: int = 429, rpc_status: str = "RESOURCE_EXHAUSTED", *, times: int = 1) -> None:
         body = {"error": {"code": status, "message": rpc_status.lower(), "status": rpc_status}}
         for _ in range(times):
-            self._faults.append(_json_reply(status, body))
+            self._faults.append(json_reply(status, body))
 
     @property
     def calls(self) -> list[Recorded]:
@@ -515,12 +320,10 @@ class FakeGemini(WireServer, _PlannerAnswers):
 
     def handle(self, request: Recorded) -> Reply:
         if request.method != "POST" or not request.path.endswith(":generateContent"):
-            return _json_reply(404, {"error": {"code": 404, "message": "not found", "status": "NOT_FOUND"}})
+            return json_reply(404, {"error": {"code": 404, "message": "not found", "status": "NOT_FOUND"}})
         if request.headers.get("x-goog-api-key") != self.api_key:
             message = "API key not valid. Please pass a valid API key."
-            return _json_reply(
-                400, {"error": {"code": 400, "message": message, "status": "INVALID_ARGUMENT"}}
-            )
+            return json_reply(400, {"error": {"code": 400, "message": message, "status": "INVALID_ARGUMENT"}})
         with self.lock:
             if self._faults:
                 return self._faults.pop(0)
@@ -529,7 +332,7 @@ class FakeGemini(WireServer, _PlannerAnswers):
         text = self.answer(user_text) or "OK"
         usage = {"promptTokenCount": len(user_text) // 4, "candidatesTokenCount": len(text) // 4}
         self.usages.append(usage)
-        return _json_reply(
+        return json_reply(
             200,
             {
                 "candidates": [
@@ -587,7 +390,7 @@ class FakeOpenAI(WireServer, _PlannerAnswers):
         kind = "rate_limit_exceeded" if status == 429 else "server_error"
         body = {"error": {"message": f"fake {status}", "type": kind, "param": None, "code": kind}}
         for _ in range(times):
-            self._faults.append(_json_reply(status, body, **(headers or {})))
+            self._faults.append(json_reply(status, body, **(headers or {})))
 
     @property
     def calls(self) -> list[Recorded]:
@@ -599,10 +402,10 @@ class FakeOpenAI(WireServer, _PlannerAnswers):
     def handle(self, request: Recorded) -> Reply:
         if self.api_key is not None and request.headers.get("authorization") != f"Bearer {self.api_key}":
             error = {"message": "Incorrect API key provided.", "type": "invalid_request_error"}
-            return _json_reply(401, {"error": {**error, "param": None, "code": "invalid_api_key"}})
+            return json_reply(401, {"error": {**error, "param": None, "code": "invalid_api_key"}})
         if request.method == "GET" and request.path == self.PREFIX + "/models" and self.list_models:
             listed = [{"id": m, "object": "model", "created": 1, "owned_by": "library"} for m in self.models]
-            return _json_reply(200, {"object": "list", "data": listed})
+            return json_reply(200, {"object": "list", "data": listed})
         if request.method != "POST" or request.path != self.PREFIX + "/chat/completions":
             return Reply(404, {"Content-Type": "text/plain"}, b"404 page not found")
         with self.lock:
@@ -612,10 +415,10 @@ class FakeOpenAI(WireServer, _PlannerAnswers):
         model = body.get("model")
         if model not in self.models:
             message = f'model "{model}" not found, try pulling it first'
-            return _json_reply(404, {"error": {"message": message, "type": "api_error", "param": None}})
+            return json_reply(404, {"error": {"message": message, "type": "api_error", "param": None}})
         kind = (body.get("response_format") or {}).get("type")
         if kind is not None and kind not in self.accepts:
-            return _json_reply(
+            return json_reply(
                 400,
                 {
                     "object": "error",
@@ -645,4 +448,4 @@ class FakeOpenAI(WireServer, _PlannerAnswers):
                 "total_tokens": prompt + completion,
             }
             self.usages.append(document["usage"])
-        return _json_reply(200, document)
+        return json_reply(200, document)

@@ -20,8 +20,8 @@ from moto import mock_aws
 from tests.support.dynamodb_table import create_run_table
 from tests.support.fakes import ManualClock
 from visual_degrees.adapters.aws.dynamodb_memory import DynamoDbMemory
-from visual_degrees.adapters.local.sqlite_memory import SqliteMemory
 from visual_degrees.ports import Memory
+from visual_degrees_tools.adapters.sqlite_memory import SqliteMemory
 
 TABLE_NAME = "visual-degrees-run-memory"
 REGION = "us-east-1"

@@ -60,7 +60,7 @@ def assert_obeyed_reply_is_refused(reply: PlannerReply, context: PlannerContext)
     assert plan is None
     assert any("'X' is not one of the offered candidates" in e for e in errors)
     assert any("'X' is not a template query" in e for e in errors)
-    assert any("plain text only" in e for e in errors)
+    assert any("plain words only" in e for e in errors)
     assert set(fallback_plan(context).candidates) <= {c.name for c in context.candidates}
     return errors
 

@@ -25,8 +25,8 @@ from websockets.datastructures import Headers
 from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
 
-from visual_degrees.local.server.http_static import StaticSite
 from visual_degrees.protocol import CancelRun, ProtocolError, StartRun, Subscribe, error_reply, parse_message
+from visual_degrees_tools.local.server.http_static import StaticSite
 
 GUARD_SECONDS = 30.0  # a deadlock guard for threads, never a timing assertion
 RUN_ID = "replay-run-1"

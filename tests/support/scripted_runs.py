@@ -10,6 +10,7 @@ from typing import Any
 
 from visual_degrees.constants import STATE_TASKS
 from visual_degrees.domain.models import Person, RunOptions, RunState
+from visual_degrees_tools.local.asl.definition import load_definition
 
 STATE_OF_PLACEHOLDER = {f"${{{task.substitution}}}": task.state for task in STATE_TASKS}
 
@@ -20,6 +21,12 @@ S0, S1, S2, S3 = (
     "S3_SelectNextExpansion",
 )
 S4, S5, S6, S7 = "S4_VerifyNextEdge", "S5_BridgeTowardTarget", "S6_FinalizeSuccess", "S7_FinalizeFailure"
+
+# What Step Functions reports when Lambda throttles the invoke, and when the function itself times out.
+THROTTLED = "Lambda.TooManyRequestsException"
+FUNCTION_TIMED_OUT = "Sandbox.Timedout"
+# More throttles in a row than the transient errors' 3 retries: a throttled step must wait longer.
+THROTTLES_WAITED_OUT = 6
 
 # Lambda's own error for a response over its 6 MB payload limit; moto produces it for real (asl_moto).
 RESPONSE_TOO_LARGE = "Function.ResponseSizeTooLarge"
@@ -206,6 +213,43 @@ def transient_error_retried() -> ScriptedRun:
     return script.run([S0, S1, "S1_Outcome", S6], "SUCCEEDED")
 
 
+def function_timeout_retried() -> ScriptedRun:
+    """S2's function times out once (its own timeout, before the Task's); the Retry runs it again."""
+    script = _Script("function-timeout-retried")
+    script.ok(S0).ok(S1).fail(S2, FUNCTION_TIMED_OUT, "Task timed out after 80.00 seconds")
+    script.ok(S2, candidates_found=False).ok(S7, stop_reason="candidates_exhausted")
+    states = [S0, S1, "S1_Outcome", S2, "S2_Outcome", "CandidatesExhausted", S7]
+    return script.run(states, "SUCCEEDED")
+
+
+def throttled_step_waits() -> ScriptedRun:
+    """Lambda throttles S1 more often than a transient error is retried; the step waits and goes on."""
+    script = _Script("throttled-waits")
+    script.ok(S0)
+    for _ in range(THROTTLES_WAITED_OUT):
+        script.fail(S1, THROTTLED, "Rate Exceeded.")
+    script.ok(S1, reached=True, path=["ada lovelace", "charles babbage"]).ok(S6)
+    return script.run([S0, S1, "S1_Outcome", S6], "SUCCEEDED")
+
+
+def throttle_attempts(state: str = S1) -> int:
+    """MaxAttempts of the packaged definition's Retry for a throttled invoke of `state`."""
+    retriers = load_definition()["States"][state]["Retry"]
+    (retrier,) = [r for r in retriers if THROTTLED in r["ErrorEquals"]]
+    attempts: int = retrier["MaxAttempts"]
+    return attempts
+
+
+def throttled_beyond_patience() -> ScriptedRun:
+    """Throttled once more than the throttle Retry allows: waiting is bounded, the run ends in HandleError."""
+    script = _Script("throttled-for-ever")
+    script.ok(S0)
+    for _ in range(throttle_attempts() + 1):
+        script.fail(S1, THROTTLED, "Rate Exceeded.")
+    script.ok("HandleError")
+    return script.run([S0, S1, "HandleError", "RunFailed"], "FAILED")
+
+
 ALL_RUNS = (
     direct_hit,
     multi_hop_success,
@@ -218,4 +262,7 @@ ALL_RUNS = (
     step_error,
     response_too_large,
     transient_error_retried,
+    function_timeout_retried,
+    throttled_step_waits,
+    throttled_beyond_patience,
 )

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from visual_degrees.adapters.local.sqlite_memory import SqliteMemory
 from visual_degrees.domain.models import RunState
 from visual_degrees.steps import execute
+from visual_degrees_tools.adapters.sqlite_memory import SqliteMemory
 
 
 class Twice:

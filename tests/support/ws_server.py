@@ -12,11 +12,12 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from visual_degrees.adapters.local.sqlite_memory import SqliteMemory
 from visual_degrees.domain.models import RunEvent
-from visual_degrees.local.environments import SandboxEnvironment, require_known, sandbox_environment
-from visual_degrees.local.runner import RunEnvironment
-from visual_degrees.local.server.app import Address, LocalServer, ServeSettings
+from visual_degrees_tools.adapters.sqlite_memory import SqliteMemory
+from visual_degrees_tools.local.environments import SandboxEnvironment, require_known, sandbox_environment
+from visual_degrees_tools.local.runner import RunEnvironment
+from visual_degrees_tools.local.server.app import Address, LocalServer, ServeSettings
+from visual_degrees_tools.local.server.runs import Stopped
 
 GUARD_SECONDS = 30.0  # a deadlock guard for threads, never a timing assertion
 
@@ -93,7 +94,7 @@ class RunningServer:
     address: Address
     server: LocalServer
     memory: SqliteMemory
-    stop: Callable[[], int]
+    stop: Callable[[], Stopped]
 
     @property
     def ws_url(self) -> str:
@@ -136,7 +137,7 @@ def running_server(
     async def main() -> None:
         loop_box["loop"] = asyncio.get_running_loop()
         loop_box["stop"] = stop_event = asyncio.Event()
-        outcome["cancelled"] = await server.serve(stop_event, ready)
+        outcome["stopped"] = await server.serve(stop_event, ready)
 
     def target() -> None:
         try:
@@ -150,13 +151,14 @@ def running_server(
     if not started.wait(GUARD_SECONDS) or "error" in outcome:
         raise RuntimeError(f"server did not start: {outcome.get('error')!r}")
 
-    def stop() -> int:
+    def stop() -> Stopped:
         if thread.is_alive():
             loop_box["loop"].call_soon_threadsafe(loop_box["stop"].set)
             thread.join(GUARD_SECONDS)
         if "error" in outcome:
             raise outcome["error"]
-        return int(outcome.get("cancelled", 0))
+        stopped: Stopped = outcome["stopped"]
+        return stopped
 
     assert server.address is not None
     try:

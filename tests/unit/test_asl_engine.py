@@ -11,9 +11,9 @@ import pytest
 
 from tests.support.asl_definitions import FakeClock, StepError, Steps, machine, succeed, task
 from visual_degrees.constants import STATE_TASKS
-from visual_degrees.local.asl.definition import load_definition, placeholder_name, render_definition
-from visual_degrees.local.asl.engine import LocalEngine
-from visual_degrees.local.asl.paths import PathNotFound, parse_path
+from visual_degrees_tools.local.asl.definition import load_definition, placeholder_name, render_definition
+from visual_degrees_tools.local.asl.engine import LocalEngine
+from visual_degrees_tools.local.asl.paths import PathNotFound, parse_path
 
 RETRY_ALL = {"ErrorEquals": ["States.ALL"], "IntervalSeconds": 1, "MaxAttempts": 2, "BackoffRate": 2.0}
 

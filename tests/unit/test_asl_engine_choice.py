@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 
 from tests.support.asl_definitions import machine, succeed
-from visual_degrees.local.asl.choice import OPERATORS, parse_timestamp
-from visual_degrees.local.asl.engine import LocalEngine
+from visual_degrees_tools.local.asl.choice import OPERATORS, parse_timestamp
+from visual_degrees_tools.local.asl.engine import LocalEngine
 
 
 def choose(rule: dict[str, Any], data: Any, *, default: bool = True) -> str:

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from tests.support.asl_definitions import machine, succeed, task
-from visual_degrees.local.asl.engine import AslDefinitionError, LocalEngine, UnsupportedAslFeature
+from visual_degrees_tools.local.asl.engine import AslDefinitionError, LocalEngine, UnsupportedAslFeature
 
 
 def build(definition: Any) -> LocalEngine:

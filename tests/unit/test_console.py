@@ -6,7 +6,7 @@ import itertools
 
 from visual_degrees.domain.models import RunEvent
 from visual_degrees.domain.wording import plural
-from visual_degrees.local.console import describe, summary
+from visual_degrees_tools.local.console import describe, summary
 
 
 def final(hops: int, searches: int, llm_calls: int) -> RunEvent:
@@ -51,3 +51,55 @@ def test_many_are_plural_and_live_time_is_plain() -> None:
     event = final(hops=2, searches=3, llm_calls=0)
     assert describe(event).endswith("(2 hops)")
     assert "Spent: 3 searches · 1 recognition · 0 LLM calls · $0.0100 · 6.5 s" in summary(event)
+
+
+def test_a_links_event_and_what_was_ruled_out_are_shown_when_the_ending_has_them() -> None:
+    # Given a chain whose links' evidence names the event of its photo (as a name, or an object),
+    # and an ending that says what it ruled out
+    event = final(hops=3, searches=1, llm_calls=0)
+    edges = event.data["edges"]
+    edges[0]["evidence"] = {**edges[0]["evidence"], "event": "Apollo 13 premiere (1995)"}
+    edges[1]["evidence"] = {**edges[1]["evidence"], "event": {"title": "Tremors", "year": 1990}}
+    edges[2]["event"] = {"name": "Cannes Film Festival 2001"}
+    event.data["ruledOut"] = [{"message": "no 2-hop chain: P0 and P3 share nobody in a photo"}, "a namesake"]
+
+    # Then each link names its event, and the ruled-out list follows the chain
+    text = summary(event)
+    assert [line.strip() for line in text.splitlines() if line.strip().startswith("event ")] == [
+        "event Apollo 13 premiere (1995)",
+        "event Tremors (1990)",
+        "event Cannes Film Festival 2001",
+    ]
+    assert "Ruled out:\n  - no 2-hop chain: P0 and P3 share nobody in a photo\n  - a namesake" in text
+    # And without them, neither line appears
+    plain = summary(final(hops=1, searches=1, llm_calls=0))
+    assert "event " not in plain and "Ruled out" not in plain
+
+
+def test_endings_name_no_codes() -> None:
+    def ending(type_: str, data: dict) -> RunEvent:
+        return RunEvent.model_validate({"runId": "r", "seq": 3, "type": type_, "ts": "t", "data": data})
+
+    failed = ending(
+        "error", {"code": "provider_unavailable", "message": "search failed (provider_unavailable)"}
+    )
+    assert describe(failed).endswith("search failed (the service did not answer)")
+    assert summary(failed) == "Run failed: search failed (the service did not answer)"
+    spent = ending(
+        "no_path", {"reason": "budget", "exhausted": "llmCalls", "message": "The llmCalls budget ran out."}
+    )
+    assert summary(spent) == "No path: The LLM calls budget ran out before a chain was proven."
+
+
+def test_event_lines_are_labelled_in_words() -> None:
+    def line(type_: str, data: dict) -> str:
+        return describe(
+            RunEvent.model_validate({"runId": "r", "seq": 1, "type": type_, "ts": "t", "data": data})
+        )
+
+    assert line("run_started", {"personA": "A", "personB": "B"}) == "[  1] started     A → B"
+    assert line("run_continued", {"message": "Continuing"}) == "[  1] continued   Continuing"
+    assert line("path_update", {"path": ["A", "C"]}) == "[  1] path so far A → C"
+    assert line("no_path", {"message": "No chain."}) == "[  1] no path     No chain."
+    photo = {"people": [{"name": "A", "confidence": 99.0}], "imageUrl": "https://x.invalid/p.svg"}
+    assert line("evidence", photo).startswith("[  1] photo       A 99.0%")

@@ -5,7 +5,10 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from visual_degrees.constants import MAX_MESSAGE_BYTES
 from visual_degrees.protocol import (
     INVALID_JSON,
     INVALID_MESSAGE,
@@ -16,7 +19,7 @@ from visual_degrees.protocol import (
     compact,
     encode,
     fit,
-    json_depth,
+    nests_within_limit,
     parse_message,
     wire_size,
 )
@@ -28,18 +31,22 @@ def nested(depth: int) -> str:
 
 
 @pytest.mark.parametrize(
-    ("text", "depth"),
+    ("text", "within"),
     [
-        ("{}", 0),  # too few brackets to matter: not scanned
-        ("[" * 40, 40),
-        ("[" * 40 + "]" * 40, 40),
-        ('"' + "[" * 40 + '"', 0),  # brackets inside a string are text
-        ('["\\"' + "[" * 40 + '"]', 1),  # …also after an escaped quote
-        ('{"a": [' + "{}," * 40 + "{}]}", 3),
+        ("{}", True),  # too few brackets to matter: not scanned
+        ("[" * 40, False),  # never closed: not JSON
+        ("[" * 40 + "]" * 40, False),
+        ("[" * MAX_JSON_DEPTH + "]" * MAX_JSON_DEPTH, True),
+        ("[" + "[]," * 40 + "[]]", True),  # wide is not deep
+        ('"' + "[" * 40 + '"', True),  # brackets inside a string are text
+        ('["\\"' + "[" * 40 + '"]', True),  # …also after an escaped quote
+        ('["\\\\"' + "[" * 40 + "]" * 40 + "]", False),  # an escaped backslash ends no string
+        ('{"a": [' + "{}," * 40 + "{}]}", True),
+        ("]" * 40 + "[" * 40, False),  # pairs the wrong way round
     ],
 )
-def test_depth_counts_only_the_brackets_that_nest(text: str, depth: int) -> None:
-    assert json_depth(text) == depth
+def test_depth_counts_only_the_brackets_that_nest(text: str, within: bool) -> None:
+    assert nests_within_limit(text) is within
 
 
 @pytest.mark.parametrize("frame", ["[" * 50_000, b"[" * 50_000, "{" * 50_000, nested(MAX_JSON_DEPTH + 1)])
@@ -47,6 +54,71 @@ def test_nesting_beyond_the_limit_is_invalid_json_before_the_parser_recurses(fra
     with pytest.raises(ProtocolError) as refused:
         parse_message(frame)
     assert refused.value.code == INVALID_JSON
+
+
+def test_the_frame_that_froze_the_server_is_refused_as_invalid_json() -> None:
+    # Given the frame of issue 17 (a string that never closes, full of escaped quotes)
+    frame = "[" * 40 + '"' + '\\"' * 20_000
+    # When it is parsed, Then it is refused like any other broken JSON
+    with pytest.raises(ProtocolError) as refused:
+        parse_message(frame)
+    assert refused.value.code == INVALID_JSON
+
+
+_LIMIT = MAX_MESSAGE_BYTES - 64
+
+
+@pytest.mark.parametrize(
+    "frame",
+    [
+        "[" * _LIMIT,  # nested, never closed
+        "[" * (_LIMIT // 2) + "]" * (_LIMIT // 2),  # nested and closed
+        '"' + "\\" * (_LIMIT // 2),  # escapes that never end a string
+        "[" * 40 + '"' + '\\"' * (_LIMIT // 2 - 40),  # escaped quotes
+        '["a",' * (_LIMIT // 5),  # many short strings, never closed
+        '"' * _LIMIT,  # strings that open and close
+    ],
+    ids=["open", "closed", "backslashes", "escaped-quotes", "short-strings", "quotes"],
+)
+def test_hostile_frames_up_to_the_size_limit_are_refused_as_invalid_json(frame: str) -> None:
+    with pytest.raises(ProtocolError) as refused:
+        parse_message(frame)
+    assert refused.value.code == INVALID_JSON
+
+
+def test_a_wide_frame_up_to_the_size_limit_is_parsed() -> None:
+    # Given a getRun whose extra field holds many short strings and empty arrays (wide, not deep)
+    filler = ",".join(['"a"', "[]", '{"b": "]"}'] * (_LIMIT // 20))
+    frame = '{"action": "getRun", "runId": "r", "x": [' + filler + "]}"
+    # When it is parsed, Then it is read as JSON: only the extra field is wrong
+    with pytest.raises(ProtocolError) as refused:
+        parse_message(frame)
+    assert refused.value.code == INVALID_MESSAGE
+
+
+def _depth(value: object) -> int:
+    if isinstance(value, list):
+        return 1 + max(map(_depth, value), default=0)
+    if isinstance(value, dict):
+        return 1 + max(map(_depth, value.values()), default=0)
+    return 0
+
+
+_TEXT = st.text(alphabet='[]{}"\\ a', max_size=6)
+_JSON = st.recursive(
+    st.none() | st.integers() | _TEXT,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_TEXT, inner, max_size=3),
+    max_leaves=60,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(value=_JSON, padding=st.integers(0, MAX_JSON_DEPTH + 3))
+def test_depth_agrees_with_the_parsed_value(value: object, padding: int) -> None:
+    # Given any JSON value, wrapped in enough arrays to be worth scanning
+    text = "[" * padding + json.dumps(value) + "]" * padding
+    # Then it is within the limit exactly when the parsed value nests no deeper
+    assert nests_within_limit(text) is (_depth(value) + padding <= MAX_JSON_DEPTH)
 
 
 def test_nesting_up_to_the_limit_is_parsed() -> None:

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from tests.support.fakes import ManualClock
-from visual_degrees.adapters.local.sqlite_memory import PURGE_INTERVAL_SECONDS, SqliteMemory, prefix_end
 from visual_degrees.domain.errors import ConditionFailed
 from visual_degrees.ports import Increment, Item, Put
+from visual_degrees_tools.adapters.sqlite_memory import PURGE_INTERVAL_SECONDS, SqliteMemory, prefix_end
 
 START = 1_767_225_600.0
 

@@ -13,6 +13,7 @@ import re
 from functools import lru_cache
 
 from visual_degrees.domain.names import name_key
+from visual_degrees.domain.shown_text import link_in
 
 MAX_NAMES = 12  # names read from one title
 MAX_NAME_WORDS = 6
@@ -57,7 +58,10 @@ def names_in_title(title: str) -> tuple[str, ...]:
     found: list[str] = []
     for part in parts:
         run: list[str] = []
-        for token in _TOKEN.findall(part):
+        for match in _TOKEN.finditer(part):
+            if len(found) >= MAX_NAMES:
+                return tuple(found)  # enough: a title naming thousands is read no further
+            token = match.group()
             low = token.lower()
             if token in _SEPARATORS or low in _CONNECTORS:
                 _close(run, found)
@@ -79,7 +83,7 @@ def _close(run: list[str], found: list[str]) -> None:
         run.pop()
     if run and len(run) <= MAX_NAME_WORDS and (len(run) > 1 or len(run[0].strip("'’")) > 2):
         name = " ".join(run)
-        if name not in found:
+        if name not in found and link_in(name) is None:  # "Evil.ru" is no one (domain/shown_text.py)
             found.append(name)
     run.clear()
 
@@ -146,7 +150,9 @@ def event_in_title(title: str) -> str | None:
     text = head if colon and "(" not in tail else title
     for start in _EVENT_START:
         for match in start.finditer(text):
-            event = dated_event(text[match.end() :])
+            # An event is at most MAX_EVENT_LENGTH characters: read no further for its year, or a
+            # title saying "at the" thousands of times would be read to its end thousands of times.
+            event = dated_event(text[match.end() : match.end() + MAX_EVENT_LENGTH + 1])
             if event:
                 return event
     return None

@@ -12,10 +12,13 @@ Defaults: five times the default budgets, and the options' own maxima for hops a
 
 from __future__ import annotations
 
+from types import MappingProxyType
+from typing import Any
+
 from pydantic import Field
 
 from visual_degrees.domain.errors import InvalidInput
-from visual_degrees.domain.models import Budgets, Model, RunOptions
+from visual_degrees.domain.models import START_MINIMUM, Budgets, Model, RunOptions
 
 ABOVE_CEILING = "above_ceiling"
 _DEFAULT = Budgets()
@@ -23,14 +26,30 @@ HEADROOM = 5  # default ceilings: this many times the default budgets
 
 
 class AboveCeiling(InvalidInput):
+    """`details` (a continuation's refusal): the ceilings and what the run spent, so a client can
+    offer what would be accepted."""
+
     code = ABOVE_CEILING
+
+    def __init__(self, message: str, **details: Any) -> None:
+        super().__init__(message)
+        if details:
+            self.details = MappingProxyType(details)
+
+
+def _least(field: str) -> float:
+    return START_MINIMUM[field][0]
 
 
 class BudgetCeilings(Model):
-    searches: int = Field(default=HEADROOM * _DEFAULT.searches, ge=0, le=10_000)
-    recognitions: int = Field(default=HEADROOM * _DEFAULT.recognitions, ge=0, le=100_000)
+    """At least what a run needs to start (START_MINIMUM): below, no request could be served."""
+
+    searches: int = Field(default=HEADROOM * _DEFAULT.searches, ge=_least("searches"), le=10_000)
+    recognitions: int = Field(default=HEADROOM * _DEFAULT.recognitions, ge=_least("recognitions"), le=100_000)
     llm_calls: int = Field(default=HEADROOM * _DEFAULT.llm_calls, ge=0, le=1_000)
-    runtime_seconds: float = Field(default=HEADROOM * _DEFAULT.runtime_seconds, gt=0, le=3_600)
+    runtime_seconds: float = Field(
+        default=HEADROOM * _DEFAULT.runtime_seconds, ge=_least("runtimeSeconds"), le=3_600
+    )
 
 
 class RunCeilings(Model):
@@ -91,7 +110,8 @@ class RunCeilings(Model):
         """A continuation's budgets count with what the run already spent: the ceilings bound a
         run's total, however many times it is continued (`spent`: by Budgets' wire names, the
         runtime as the seconds the run's segments took). Raise AboveCeiling naming each budget
-        (as continueRun's `budgets.<name>`) whose total would pass its ceiling."""
+        (as continueRun's `budgets.<name>`) whose total would pass its ceiling, with the ceilings
+        and the spend in its details (the refusal carries them)."""
         more, ceilings = asked.dump(), self.budgets.dump()
         before = {name: spent.get(name, 0) for name in ceilings}
         excess = [
@@ -102,7 +122,7 @@ class RunCeilings(Model):
             if before[name] + more[name] > ceiling
         ]
         if excess:
-            raise AboveCeiling("; ".join(excess))
+            raise AboveCeiling("; ".join(excess), ceilings=self.dump(), spent=before)
 
 
 def _number(value: float) -> str:

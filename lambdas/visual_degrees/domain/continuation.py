@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from visual_degrees.domain.wording import plural
+from visual_degrees.domain.wording import budget_words, plural
 
 
 @dataclass(frozen=True)
@@ -51,8 +51,7 @@ def judge(event_type: str, data: dict[str, Any]) -> Verdict:
     if event_type == "error":
         if data.get("continuable") is True:  # a continuation that could not be started
             return Verdict(True, str(data.get("why") or "The continuation could not be started."))
-        code = data.get("code") or "error"
-        return Verdict(False, f"The run failed ({code}), so it is not continued; {START_AGAIN}")
+        return Verdict(False, f"The run failed, so it is not continued; {START_AGAIN}")
     if event_type != "no_path":
         return Verdict(False, "The run has not ended.")
     return no_path_verdict(
@@ -67,7 +66,7 @@ def no_path_verdict(
     reason: str, *, exhausted: object = None, unseen: object = None, max_hops: object = None
 ) -> Verdict:
     if reason == "budget":
-        budget = str(exhausted or "search")
+        budget = budget_words(exhausted or "searches")
         return Verdict(
             True,
             f"The {budget} budget ran out while the search was still going; a continuation picks "

@@ -62,6 +62,24 @@ class TransientProviderError(VisualDegreesError):
     code = "provider_unavailable"
 
 
+class ProviderThrottled(TransientProviderError):
+    """No answer because of a rate: the provider refused the call for its quota (HTTP 429,
+    ThrottlingException, RESOURCE_EXHAUSTED...) or the shared limiter gave no slot before the run's
+    deadline. Providers do not bill a throttled call, so neither does the run: its reservation is
+    given back (services/budget.py)."""
+
+    code = "provider_throttled"
+
+    def __init__(self, message: str, retry_after: float | None = None) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after  # the provider's hint, seconds
+
+
+class NoSlotInTime(ProviderThrottled):
+    """The shared limiter had no slot for the call before the run's time (its runtime budget, or
+    its step function's) was up: the call was not made, and the run has no time left for it."""
+
+
 class ProviderError(VisualDegreesError):
     """A provider answered, but not usefully (malformed reply, rejected input). Skip, don't retry."""
 

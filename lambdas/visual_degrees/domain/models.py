@@ -9,6 +9,7 @@ from pydantic import (
     ConfigDict,
     Field,
     SerializerFunctionWrapHandler,
+    field_validator,
     model_serializer,
     model_validator,
 )
@@ -40,10 +41,20 @@ class Person(Model):
 # ---- what the providers return -------------------------------------------------------------
 
 
+# A title longer than this is cut: agency captions run to a few hundred characters, and a title is
+# stored with every page read and read for names, so one from a hostile page must stay small.
+MAX_TITLE_CHARS = 600
+
+
 class ImageHit(Model):
     image_url: str
     page_url: str = ""
     title: str = ""
+
+    @field_validator("title")
+    @classmethod
+    def _cut(cls, title: str) -> str:
+        return title[:MAX_TITLE_CHARS]
 
 
 class FetchedImage(Model):
@@ -159,10 +170,24 @@ DEFAULT_TTL_SECONDS = 1800
 
 
 class Budgets(Model):
+    """What a run (or one continuation of it) may spend. A continuation may ask for no search at all
+    (it goes on from what it holds); a run's start needs START_MINIMUM."""
+
     searches: int = Field(default=20, ge=0, le=10_000)
     recognitions: int = Field(default=120, ge=0, le=100_000)
     llm_calls: int = Field(default=12, ge=0, le=1_000)
     runtime_seconds: float = Field(default=120.0, gt=0, le=3_600)
+
+
+# The least a run's first step (S1) needs to do anything, by wire name, and why: one search for A and
+# B together, and one recognition of a photo it finds; a search, an image download and a recognition
+# take 1.5 s in the sandbox's latency model (modelled on the providers', sandbox/clock.py) and
+# seconds live, so a start with less time than this would pay for a search it cannot use.
+START_MINIMUM: dict[str, tuple[float, str, str]] = {
+    "searches": (1, "", "its first step searches for A and B together"),
+    "recognitions": (1, "", "its first step recognises the photos that search finds"),
+    "runtimeSeconds": (5.0, " seconds", "a search, an image download and a recognition take seconds"),
+}
 
 
 class RunOptions(Model):

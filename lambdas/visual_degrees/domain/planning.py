@@ -8,17 +8,19 @@ decides. Names reach the planner as data (see `PlannerContext.as_prompt_data`).
 from __future__ import annotations
 
 import json
-import re
-import unicodedata
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
-from visual_degrees.domain.names import name_key
+from visual_degrees.domain.errors import InvalidInput
+from visual_degrees.domain.names import MAX_NAME_LENGTH, name_key, validate_name
 from visual_degrees.domain.queries import allowed_pair_queries
+from visual_degrees.domain.shown_text import shown_text
 
 MAX_NARRATION = 280
+MAX_QUOTED = 60  # characters of a refused value quoted back to the planner
+PLAIN_TEXT = "plain words only (no markup, links, phone numbers, control or direction characters)"
 MAX_NEXT_CANDIDATES = 5
 MAX_QUERIES = 5
 
@@ -71,9 +73,9 @@ def validate_reply(reply: PlannerReply, context: PlannerContext) -> tuple[Plan |
     errors: list[str] = []
     chosen: list[str] = []
     for raw in reply.next_candidates[: MAX_NEXT_CANDIDATES + 1]:
-        key = name_key(raw) if isinstance(raw, str) else ""
+        key = name_key(raw) if isinstance(raw, str) and len(raw) <= MAX_NAME_LENGTH else ""
         if key not in offered:
-            errors.append(f"nextCandidates: {raw!r} is not one of the offered candidates")
+            errors.append(f"nextCandidates: {quoted(raw)} is not one of the offered candidates")
         elif offered[key] not in chosen:
             chosen.append(offered[key])
     if not reply.next_candidates:
@@ -87,20 +89,20 @@ def validate_reply(reply: PlannerReply, context: PlannerContext) -> tuple[Plan |
         owner = next((c for c in chosen if q in allowed_pair_queries(context.frontier, c)), None)
         if owner is None:
             errors.append(
-                f"searchQueries: {q!r} is not a template query for the frontier and a chosen candidate"
+                f"searchQueries: {quoted(q)} is not a template query for the frontier and a chosen candidate"
             )
         else:
             queries.setdefault(owner, q)
     narration = reply.narration
     if len(narration) > MAX_NARRATION:
         errors.append(f"narration: at most {MAX_NARRATION} characters")
-    elif printable(narration, MAX_NARRATION) is None or any(ch in narration for ch in "<>"):
-        errors.append("narration: plain text only (no markup, URLs, control or direction characters)")
-    elif echoes(narration, context.as_prompt_data()):
+    elif (shown := shown_text(narration, MAX_NARRATION)) is None:
+        errors.append(f"narration: {PLAIN_TEXT}")
+    elif echoes(shown, context.as_prompt_data()):
         errors.append("narration: say why in your own words; do not repeat the data")
     if errors:
         return None, errors
-    return Plan(candidates=chosen, queries=queries, narration=narration, source="planner"), []
+    return Plan(candidates=chosen, queries=queries, narration=shown, source="planner"), []
 
 
 def fallback_order(candidates: list[CandidateSummary]) -> list[CandidateSummary]:
@@ -124,7 +126,6 @@ MAX_SIDE = 20  # people of each side shown to the planner
 MAX_LINKS = 12  # pairs one answer may propose
 MAX_NAME = 100
 MAX_FILM = 120
-_URL = re.compile(r"(?i)\b(?:https?://|www\.)|[a-z0-9-]+\.(?:com|org|net|io)\b")
 
 
 class SidePerson(_Wire):
@@ -177,17 +178,6 @@ class ConnectReply(_Wire):
     tokens_out: int = Field(default=0, exclude=True)
 
 
-def printable(text: str, limit: int) -> str | None:
-    """`text` if it may be shown to a user as it is: printable, no URL, no bidi or control
-    characters, at most `limit` characters; else None."""
-    if not isinstance(text, str) or len(text) > limit or _URL.search(text):
-        return None
-    for ch in text:
-        if unicodedata.category(ch) in ("Cc", "Cf", "Co", "Cs", "Zl", "Zp") and ch != " ":
-            return None
-    return text.strip()
-
-
 ECHO_CHARS = 40  # a narration sharing this many characters in a row with the prompt data echoes it
 
 
@@ -209,12 +199,12 @@ def validate_connect(
         errors.append(f"links: at most {MAX_LINKS}")
     cleaned: list[ProposedLink] = []
     for i, link in enumerate(reply.links[:MAX_LINKS]):
-        a, b = printable(link.a, MAX_NAME), printable(link.b, MAX_NAME)
-        film = printable(link.film, MAX_FILM) if link.film else ""
-        if not a or not b or not any(ch.isalpha() for ch in a + b):
-            errors.append(f"links[{i}]: names must be plain text of 1 to {MAX_NAME} characters, no URLs")
+        a, b = hunch_name(link.a, f"links[{i}].a"), hunch_name(link.b, f"links[{i}].b")
+        film = shown_text(link.film, MAX_FILM) if link.film else ""
+        if isinstance(a, InvalidInput) or isinstance(b, InvalidInput):
+            errors.extend(problem.message for problem in (a, b) if isinstance(problem, InvalidInput))
         elif film is None:
-            errors.append(f"links[{i}].film: plain text of at most {MAX_FILM} characters, no URLs")
+            errors.append(f"links[{i}].film: at most {MAX_FILM} characters of {PLAIN_TEXT}")
         elif name_key(a) == name_key(b):
             errors.append(f"links[{i}]: a and b must be two different people")
         else:
@@ -230,10 +220,29 @@ def validate_connect(
             errors.append(
                 f"links: {link.a} — {link.b} involves nobody offered and chains on to no other pair"
             )
-    if printable(reply.narration, MAX_NARRATION) is None:
-        errors.append(f"narration: plain text of at most {MAX_NARRATION} characters, no URLs")
-    elif echoes(reply.narration, context.as_prompt_data()):
+    if (narration := shown_text(reply.narration, MAX_NARRATION)) is None:
+        errors.append(f"narration: at most {MAX_NARRATION} characters of {PLAIN_TEXT}")
+    elif echoes(narration, context.as_prompt_data()):
         errors.append("narration: say why in your own words; do not repeat the data")
     if errors:
         return None, errors
     return cleaned, []
+
+
+def hunch_name(raw: str, field: str) -> str | InvalidInput:
+    """A name a hunch proposes, held to the rules of a user's name (domain/names.validate_name) and
+    shown only as plain words of at most MAX_NAME characters; else the problem, to feed back."""
+    try:
+        name = validate_name(raw, field=field)
+    except InvalidInput as exc:
+        return exc
+    shown = shown_text(name, MAX_NAME)
+    if shown is None or not any(ch.isalpha() for ch in shown):
+        return InvalidInput(f"{field}: a person's name of at most {MAX_NAME} characters of {PLAIN_TEXT}")
+    return shown
+
+
+def quoted(value: object) -> str:
+    """A refused value as fed back to the planner: its start only (a reply may be any length)."""
+    text = value if isinstance(value, str) else repr(value)
+    return repr(text[:MAX_QUOTED] + ("…" if len(text) > MAX_QUOTED else ""))

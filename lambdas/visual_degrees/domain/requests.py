@@ -2,22 +2,49 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from pydantic import ValidationError
 
 from visual_degrees.domain.errors import InvalidInput
-from visual_degrees.domain.models import Person, RunOptions
+from visual_degrees.domain.models import START_MINIMUM, Budgets, Person, RunOptions
 from visual_degrees.domain.names import validate_name
+
+MAX_ERRORS_SAID = 5  # problems one message names (a request may hold thousands)
+MAX_FIELD_SAID = 40  # characters of a field's name said back (a client's key may be any length)
 
 
 def describe_validation_error(exc: ValidationError, prefix: str = "") -> str:
-    """pydantic's errors as one line: `options.budgets.searches: must be >= 0; …` (no input echo)."""
+    """pydantic's errors as one line: `options.budgets.searches: must be >= 0; …` (no input echo;
+    the first few problems, each field name cut short)."""
     parts = []
-    for err in exc.errors(include_url=False, include_input=False):
-        where = ".".join(str(p) for p in (prefix, *err["loc"]) if p != "")
+    errors = exc.errors(include_url=False, include_input=False)
+    for err in errors[:MAX_ERRORS_SAID]:
+        where = ".".join(_short(str(p)) for p in (prefix, *err["loc"]) if p != "")
         parts.append(f"{where}: {err['msg']}" if where else err["msg"])
-    return "; ".join(parts)
+    more = len(errors) - MAX_ERRORS_SAID
+    return "; ".join(parts) + (f"; and {more} more" if more > 0 else "")
+
+
+def _short(name: str) -> str:
+    return name if len(name) <= MAX_FIELD_SAID else name[:MAX_FIELD_SAID] + "…"
+
+
+def require_startable(
+    budgets: Budgets, name: Callable[[str], str] = lambda wire: f"options.budgets.{wire}"
+) -> None:
+    """InvalidInput naming each budget too small for a run to start (START_MINIMUM); `name` says a
+    field as the caller wrote it (`options.budgets.searches`, `--budget-searches`)."""
+    given = budgets.dump()
+    said = name if name is not None else (lambda wire: f"options.budgets.{wire}")
+    problems = [
+        f"{said(field)} must be at least {least:g}{unit} to start a run ({why})"
+        for field, (least, unit, why) in START_MINIMUM.items()
+        if given[field] < least
+    ]
+    if problems:
+        raise InvalidInput("; ".join(problems))
 
 
 def parse_options(raw: Any, *, strict: bool = False) -> RunOptions:

@@ -1,4 +1,5 @@
-"""Counted nouns in messages people read: `1 hop`, `2 hops`, `1 person`, `3 people`."""
+"""Words in messages people read: counted nouns (`1 hop`, `2 hops`, `3 people`), and a budget by
+what it counts rather than by its field name (`llmCalls` -> `LLM calls`)."""
 
 from __future__ import annotations
 
@@ -7,3 +8,16 @@ def plural(count: int | float, one: str, many: str | None = None) -> str:
     """`count` with the noun it counts: plural(1, "hop") -> "1 hop"; plural(3, "person", "people")."""
     noun = one if count == 1 else (many if many is not None else one + "s")
     return f"{count} {noun}"
+
+
+BUDGET_WORDS = {
+    "searches": "searches",
+    "recognitions": "recognitions",
+    "llmCalls": "LLM calls",
+    "runtime": "time",
+}
+
+
+def budget_words(name: object) -> str:
+    """What a budget counts, in words: budget_words("llmCalls") -> "LLM calls"."""
+    return BUDGET_WORDS.get(str(name), str(name))

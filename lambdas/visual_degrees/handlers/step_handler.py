@@ -8,6 +8,7 @@ Domain exceptions propagate: their class name is the error Step Functions' Retry
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from visual_degrees.constants import STATE_TASKS
@@ -21,6 +22,7 @@ from visual_degrees.services.context import StepContext
 from visual_degrees.steps import execute
 
 _STEPS = {task.step: task.state for task in STATE_TASKS}
+STEP_MARGIN_SECONDS = 5.0  # what a step needs after its last paid call (its writes and events)
 
 
 def step_handler(step: str) -> Handler:
@@ -30,7 +32,8 @@ def step_handler(step: str) -> Handler:
 
     @instrumented
     def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
-        return run_step(step, event, current_runtime().step_context(step))
+        state = RunState.model_validate(event)
+        return run_step(step, event, current_runtime().step_context(step, state, until=_until(context)))
 
     handler.step = step  # type: ignore[attr-defined]
     return handler
@@ -55,6 +58,15 @@ def run_step(step: str, payload: dict[str, Any], ctx: StepContext) -> dict[str, 
         )
     logger.info("step done", extra={"nextStepNo": result.get("step")})
     return result
+
+
+def _until(context: Any) -> float | None:
+    """When this invocation must have finished its calls: the function's timeout less a margin for
+    recording the step (None without a Lambda context)."""
+    remaining = getattr(context, "get_remaining_time_in_millis", None)
+    if not callable(remaining):
+        return None
+    return time.time() + remaining() / 1000 - STEP_MARGIN_SECONDS
 
 
 def _report_spend(ctx: StepContext, state: RunState, before: float) -> None:

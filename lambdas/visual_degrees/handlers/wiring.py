@@ -24,6 +24,7 @@ from visual_degrees.adapters.aws.connections import DynamoDbConnections
 from visual_degrees.adapters.aws.dynamodb_memory import DynamoDbMemory
 from visual_degrees.adapters.aws.event_sink import ApiGatewayEventSink, ConnectionPusher
 from visual_degrees.adapters.aws.executions import StepFunctionsExecutions
+from visual_degrees.adapters.pacing import paced
 from visual_degrees.adapters.wall_clock import WallClock
 from visual_degrees.constants import (
     ENV_MAX_ACTIVE_RUNS,
@@ -38,12 +39,13 @@ from visual_degrees.constants import (
 from visual_degrees.domain.ceilings import RunCeilings
 from visual_degrees.domain.costs import DEFAULT_COSTS, CostTable
 from visual_degrees.domain.errors import ConfigurationError
-from visual_degrees.domain.models import Face, FetchedImage, ImageHit, RunOptions
+from visual_degrees.domain.models import Face, FetchedImage, ImageHit, RunOptions, RunState
 from visual_degrees.domain.planning import ConnectContext, ConnectReply, PlannerContext, PlannerReply
 from visual_degrees.handlers.catalog import PLANNING_STEPS, PROVIDER_STEPS
 from visual_degrees.handlers.observability import trace_http_clients
 from visual_degrees.handlers.run_metrics import report_finished
-from visual_degrees.ports import Clock, Memory, Providers
+from visual_degrees.ports import Clock, Memory, Providers, RateLimiter
+from visual_degrees.services.call_tickets import call_ticket, runtime_deadline
 from visual_degrees.services.client_tokens import identify
 from visual_degrees.services.context import StepContext
 from visual_degrees.services.runs_api import RunsApi, StartPolicy, StoredSubscriptions
@@ -126,6 +128,12 @@ class _Deferred:
     def search(self, query: str, count: int) -> list[ImageHit]:
         return self._resolve().search.search(query, count)
 
+    @property
+    def page_size(self) -> int | None:
+        """Results one paid request of the search engine returns (services/observe.page_size)."""
+        size = getattr(self._resolve().search, "page_size", None)
+        return size if isinstance(size, int) else None
+
     def fetch(self, url: str) -> FetchedImage:
         return self._resolve().fetcher.fetch(url)
 
@@ -146,6 +154,16 @@ class _Deferred:
         return reply
 
 
+class _DeferredLimiter:
+    """The deployment's limiter, built with the live providers' settings at the first call."""
+
+    def __init__(self, resolve: Callable[[], RateLimiter]) -> None:
+        self._resolve = resolve
+
+    def acquire(self, provider: str, client: str, deadline: float) -> bool:
+        return self._resolve().acquire(provider, client, deadline)
+
+
 class AwsRuntime:
     def __init__(
         self,
@@ -156,22 +174,25 @@ class AwsRuntime:
         management_api: Any | None = None,
         secretsmanager: Any | None = None,
         providers: Providers | None = None,
+        limiter: RateLimiter | None = None,
         clock: Clock | None = None,
         costs: CostTable = DEFAULT_COSTS,
         recheck_seconds: float = RECHECK_SECONDS,
     ) -> None:
         """`environ` defaults to os.environ; clients default to boto3's (built on first use);
-        `providers` (tests: the sandbox) replace the live providers for every step."""
+        `providers` (tests: the sandbox) replace the live providers for every step, unpaced unless
+        a `limiter` is given too (the live ones are paced by the deployment's, in DynamoDB)."""
         self._environ = environ
         self._dynamodb = dynamodb
         self._stepfunctions = stepfunctions
         self._management_api = management_api
         self._secretsmanager = secretsmanager
         self._providers = providers
+        self._limiter = limiter
         self._clock = clock
         self._costs = costs
         self._recheck = recheck_seconds
-        self._live: tuple[str, Providers] | None = None  # (fingerprint of the settings, providers)
+        self._live: tuple[str, Providers, RateLimiter] | None = None  # settings' fingerprint, and theirs
         self._checked_at = 0.0
         self._lock = threading.Lock()
 
@@ -232,14 +253,35 @@ class AwsRuntime:
 
     # ---- steps --------------------------------------------------------------------------------
 
-    def step_context(self, step: str) -> StepContext:
+    def step_context(
+        self, step: str, state: RunState | None = None, *, until: float | None = None
+    ) -> StepContext:
+        """The context step `step` runs in; for `state`'s run, its paid calls paced by the
+        deployment's limiter, none waiting past the run's runtime budget or `until` (when the
+        function must be done)."""
+        providers = self.providers_for(step)
+        limiter = self.limiter_for(step)
+        if state is not None and limiter is not None:
+            deadline = runtime_deadline(state, time.time())
+            deadline = deadline if until is None else min(deadline, until)
+            ticket = call_ticket(self.memory, state, self._costs, deadline=deadline)
+            providers = paced(providers, limiter, ticket)
         return StepContext(
-            providers=self.providers_for(step),
+            providers=providers,
             memory=self.memory,
             clock=self.clock,
             sink=self.sink,
             costs=self._costs,
         )
+
+    def limiter_for(self, step: str) -> RateLimiter | None:
+        """What paces the step's paid calls: the given limiter, else the deployment's for the live
+        providers (none for a step that calls none, or for given providers)."""
+        if step not in PROVIDER_STEPS:
+            return None
+        if self._limiter is not None or self._providers is not None:
+            return self._limiter
+        return _DeferredLimiter(self.live_limiter)
 
     def providers_for(self, step: str) -> Providers:
         if self._providers is not None:
@@ -256,10 +298,19 @@ class AwsRuntime:
         or the secret's plain settings change, so what is put into the secret after a deploy
         reaches warm containers. Settings are looked
         at again at most every `recheck_seconds`: a step calls its providers dozens of times."""
+        return self._live_parts()[1]
+
+    def live_limiter(self) -> RateLimiter:
+        """The deployment's limiter (slots in the run-memory table) at the settings' rates."""
+        return self._live_parts()[2]
+
+    def _live_parts(self) -> tuple[str, Providers, RateLimiter]:
         with self._lock:
             if self._live is not None and time.monotonic() - self._checked_at < self._recheck:
-                return self._live[1]
-        from visual_degrees.adapters.live.providers import build_live_providers
+                return self._live
+        from visual_degrees.adapters.aws.dynamodb_slots import DynamoDbSlots
+        from visual_degrees.adapters.live.providers import build_live_providers, pacing_rates
+        from visual_degrees.adapters.rate_limiter import SlotLimiter
         from visual_degrees.config import load_settings
 
         settings = load_settings(secrets=self.secrets, environ=self.environ)
@@ -273,14 +324,21 @@ class AwsRuntime:
             settings.openai_base_url or "",
             settings.openai_model or "",
             *settings.secret_values(),
+            repr(pacing_rates(settings, self.environ.get("AWS_REGION"))),
         ]
         fingerprint = hashlib.sha256("\0".join(basis).encode("utf-8")).hexdigest()
         with self._lock:
             self._checked_at = time.monotonic()
             if self._live is None or self._live[0] != fingerprint:
                 trace_http_clients()
-                self._live = (fingerprint, build_live_providers(settings))
-            return self._live[1]
+                slots = DynamoDbSlots(self.env.require_table(), client=self._dynamodb)
+                rates = pacing_rates(settings, self.environ.get("AWS_REGION"))
+                self._live = (
+                    fingerprint,
+                    build_live_providers(settings, paced=True),
+                    SlotLimiter(slots, rates),
+                )
+            return self._live
 
     # ---- the $connect authorizer --------------------------------------------------------------
 

@@ -1,16 +1,19 @@
 """Asking the planner: bounded attempts, each reserved against the LLM budget, an unusable or
 invalid answer fed back to the next attempt, the tokens of every attempt counted. The callers
 (selection.py ranking candidates, matching.py matching the sides) only say what to ask and how to
-validate the answer; anything short of a valid answer is None (they fall back)."""
+validate the answer; anything short of a valid answer is None (they fall back). A throttled call is
+given back to the budget and ends the asking (the pacing already retried it)."""
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Callable
 from typing import Protocol, TypeVar
 
 from visual_degrees.domain.errors import (
     ConfigurationError,
     ProviderError,
+    ProviderThrottled,
     TransientProviderError,
     VisualDegreesError,
 )
@@ -38,8 +41,12 @@ def ask_with_feedback(
     for _ in range(attempts):
         if scope.refusal("llmCalls"):
             return None
+        reservation = uuid.uuid4().hex
         try:
             reply = call(feedback)
+        except ProviderThrottled:
+            scope.budget.refund("llmCalls", reservation)
+            return None
         except (ProviderError, TransientProviderError, ConfigurationError) as exc:
             scope.budget.record_llm_tokens(*spent_tokens(exc))
             feedback = [unusable_feedback(exc)]

@@ -1,7 +1,11 @@
 """Budgets, reserved before every paid call with an atomic counter that refuses to pass its ceiling.
 
 A refused reservation means the call is not made; no retry or concurrent step can overrun because the
-ceiling is checked by the store in the same write that counts.
+ceiling is checked by the store in the same write that counts. Spend is counted from the units (and
+the planner's tokens), so it is what was billed. A call the provider throttled was not billed: its
+reservation is given back (`refund`, once per reservation), and the throttled answers a run may see
+are bounded apart (`note_throttled`: as many again as its budget), so a budget still caps what a run
+can ask of a provider.
 """
 
 from __future__ import annotations
@@ -9,13 +13,21 @@ from __future__ import annotations
 from typing import Literal
 
 from visual_degrees.domain.costs import CostTable
+from visual_degrees.domain.errors import ConditionFailed
 from visual_degrees.domain.models import Budgets
-from visual_degrees.ports import Increment, Memory
+from visual_degrees.ports import Increment, Memory, Put
 from visual_degrees.services.event_log import run_pk
 
 Resource = Literal["searches", "recognitions", "llmCalls"]
 _SK = "budget"
 _MICRO = 1_000_000
+_LLM_SPEND = "llmSpendMicroUsd"
+# The usage counter of each resource's throttled calls (none of them billed).
+THROTTLED: dict[Resource, str] = {
+    "searches": "throttledSearches",
+    "recognitions": "throttledRecognitions",
+    "llmCalls": "throttledLlmCalls",
+}
 
 
 class Budget:
@@ -35,17 +47,37 @@ class Budget:
         new = self._memory.increment(
             Increment(self._pk, _SK, resource, ceiling=self._limits[resource], ttl_seconds=self._ttl)
         )
-        if new is None:
-            return False
-        unit = {"searches": self._costs.search_usd, "recognitions": self._costs.recognition_usd}.get(resource)
-        if unit:
-            self._add("spendMicroUsd", round(unit * _MICRO))
+        return new is not None
+
+    def refund(self, resource: Resource, key: str) -> bool:
+        """Give back one reservation of `resource` whose call was throttled (never billed): its unit
+        and with it its spend (spend is counted from the units), in one atomic write with a mark of
+        `key`, the reservation's name, so it is given back once whatever retries the write or its
+        step (False: it was already). The call is then counted as throttled."""
+        mark = Put(self._pk, f"refund#{key}", {"resource": resource}, self._ttl, if_absent=True)
+        give_back = Increment(self._pk, _SK, resource, amount=-1, ttl_seconds=self._ttl)
+        try:
+            self._memory.transact([mark, give_back])
+        except ConditionFailed as refused:
+            if refused.index == 0:
+                return False
+            raise
+        self._add(THROTTLED[resource], 1)
         return True
+
+    def note_throttled(self, resource: Resource) -> bool:
+        """Count one throttled answer to a call of `resource` that will be retried, if the run may
+        still retry one: a run sees at most as many as its budget of that resource (False, nothing
+        counted: the call ends throttled, and its refund counts it)."""
+        inc = Increment(
+            self._pk, _SK, THROTTLED[resource], ceiling=self._limits[resource], ttl_seconds=self._ttl
+        )
+        return self._memory.increment(inc) is not None
 
     def record_llm_tokens(self, tokens_in: int, tokens_out: int) -> None:
         self._add("llmTokensIn", tokens_in)
         self._add("llmTokensOut", tokens_out)
-        self._add("spendMicroUsd", round(self._costs.llm_usd(tokens_in, tokens_out) * _MICRO))
+        self._add(_LLM_SPEND, round(self._costs.llm_usd(tokens_in, tokens_out) * _MICRO))
 
     def note_search_outcome(self, *, failed: bool) -> int:
         """Count searches failing in a row (reset by a success); the count after this one."""
@@ -75,9 +107,19 @@ class Budget:
             "llmCalls": used.get("llmCalls", 0),
             "llmTokensIn": used.get("llmTokensIn", 0),
             "llmTokensOut": used.get("llmTokensOut", 0),
-            "costUsd": round(used.get("spendMicroUsd", 0) / _MICRO, 6),
+            "costUsd": round(self._spend_micro_usd(used) / _MICRO, 6),
             "failedSearches": used.get("searchFailures", 0),
+            **{name: used.get(name, 0) for name in THROTTLED.values()},
         }
+
+    def _spend_micro_usd(self, used: dict[str, int]) -> int:
+        """What the billed calls cost: searches and recognitions at their unit price, the planner
+        by the tokens of each call (priced when it was made)."""
+        units = (
+            used.get("searches", 0) * self._costs.search_usd
+            + used.get("recognitions", 0) * self._costs.recognition_usd
+        )
+        return round(units * _MICRO) + used.get(_LLM_SPEND, 0)
 
     def _add(self, name: str, amount: int) -> None:
         if amount:

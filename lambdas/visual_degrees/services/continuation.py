@@ -40,7 +40,7 @@ from visual_degrees.domain.outcomes import FINISHED_STATUSES, TERMINAL_EVENTS, f
 from visual_degrees.domain.requests import describe_validation_error, parse_options, validate_hint
 from visual_degrees.domain.wording import plural
 from visual_degrees.ports import EventSink, Memory, Put
-from visual_degrees.services.budget import Budget
+from visual_degrees.services.budget import THROTTLED, Budget
 from visual_degrees.services.event_log import EventLog, run_pk
 from visual_degrees.services.run_memory import RunControl
 
@@ -56,7 +56,15 @@ _BUDGET_MAXIMA = {
     name: next(m.le for m in Budgets.model_fields[name].metadata if hasattr(m, "le"))
     for name in Budgets.model_fields
 }
-_USAGE_COUNTS = ("searches", "recognitions", "llmCalls", "llmTokensIn", "llmTokensOut", "failedSearches")
+_USAGE_COUNTS = (
+    "searches",
+    "recognitions",
+    "llmCalls",
+    "llmTokensIn",
+    "llmTokensOut",
+    "failedSearches",
+    *THROTTLED.values(),
+)
 
 
 @dataclass(frozen=True)

@@ -5,21 +5,31 @@ query and recognitions per image sha256, so a retried step or the same picture a
 nothing twice. With `shared`, answers from earlier runs (SharedMemory) are used before paying, and
 every paid answer is kept for later runs. An image that cannot be used (dead link, unsupported
 format, a provider hiccup after the adapter's own retries) is skipped, not fatal; configuration
-errors are.
+errors are. A call the provider throttled (or the shared limiter found no slot for in time) was
+not billed: its reservation is given back.
 """
 
 from __future__ import annotations
 
+import logging
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
 from typing import TypeVar
 
-from visual_degrees.domain.errors import ProviderError, SearchUnavailable, TransientProviderError
+from visual_degrees.domain.errors import (
+    NoSlotInTime,
+    ProviderError,
+    ProviderThrottled,
+    SearchUnavailable,
+    TransientProviderError,
+)
 from visual_degrees.domain.models import Face, FetchedImage, ImageHit
 from visual_degrees.services.scope import RunScope
 
 T = TypeVar("T")
+logger = logging.getLogger(__name__)
 
 
 @dataclass
@@ -124,12 +134,19 @@ def _search(scope: RunScope, query: str, shared: bool, result: Observed, count: 
     if refused:
         result.exhausted = refused
         return None
+    reservation = uuid.uuid4().hex
     try:
         hits = scope.ctx.providers.search.search(query, count)[:count]
+    except NoSlotInTime:
+        scope.budget.refund("searches", reservation)
+        result.exhausted = "runtime"  # waited for a slot as long as the run had
+        return None
     except (ProviderError, TransientProviderError) as exc:
-        # The call was paid for (its reservation stands) and failed after the adapter's own retries:
-        # the run goes on (asking again pays again: nothing is cached), until too many searches in a
-        # row have failed.
+        # The call failed after the adapter's own retries: paid for (its reservation stands) unless
+        # it was throttled. The run goes on (asking again pays again: nothing is cached), until too
+        # many searches in a row have failed.
+        if isinstance(exc, ProviderThrottled):
+            scope.budget.refund("searches", reservation)
         _search_failed(scope, exc)
         result.searched = result.failed = True
         return []
@@ -147,6 +164,12 @@ MAX_SEARCH_FAILURES_IN_A_ROW = 4
 
 def _search_failed(scope: RunScope, exc: ProviderError | TransientProviderError) -> None:
     in_a_row = scope.budget.note_search_outcome(failed=True)
+    # Each failure is told when it happens; the message names the provider and its status, never
+    # a key or a URL.
+    logger.warning(
+        "image search failed",
+        extra={"runId": scope.state.run_id, "code": exc.code, "error": exc.message, "inARow": in_a_row},
+    )
     if in_a_row >= MAX_SEARCH_FAILURES_IN_A_ROW:
         raise SearchUnavailable(
             f"image search failed {in_a_row} times in a row ({exc.code}); nothing else can proceed"
@@ -244,8 +267,14 @@ def _recognise(scope: RunScope, got: _Fetched, shared: bool) -> list[Face] | Non
     refused = scope.refusal("recognitions")
     if refused:
         raise _Refused(refused)
+    reservation = uuid.uuid4().hex
     try:
         faces = scope.ctx.providers.recognizer.recognize(image)
+    except ProviderThrottled as throttled:
+        scope.budget.refund("recognitions", reservation)
+        if isinstance(throttled, NoSlotInTime):
+            raise _Refused("runtime") from None  # waited for a slot as long as the run had
+        return None  # not billed; this picture is skipped, the next one may do
     except (ProviderError, TransientProviderError):
         return None  # this picture is skipped; the next one may do
     scope.caches.cache_faces(got.sha256, faces)

@@ -1,13 +1,13 @@
-"""Who may use a run: the client that started it, or anyone holding its run token.
+"""Who may use a run: the client that started it, or anyone holding its run token; and who may only
+watch and read it: a holder of its share token (services/run_sharing.py).
 
-The token is returned once (in `runAccepted`); only its hash is stored, so a leaked table does not
-leak access. Layout (shared with the deployed API): `run#<id>` / `owner` ->
-{clientId, runTokenSha256, ...extra such as executionArn}.
+The tokens are returned once (in `runAccepted`); only their hashes are stored, so a leaked table does
+not leak access. Layout (shared with the deployed API): `run#<id>` / `owner` ->
+{clientId, runTokenSha256, shareTokenSha256, ...extra such as executionArn}.
 """
 
 from __future__ import annotations
 
-import hashlib
 import hmac
 import secrets
 from typing import Any
@@ -15,6 +15,7 @@ from typing import Any
 from visual_degrees.domain.errors import RunNotFound
 from visual_degrees.domain.models import DEFAULT_TTL_SECONDS
 from visual_degrees.ports import Memory, Put
+from visual_degrees.services import run_sharing
 from visual_degrees.services.event_log import run_pk
 
 _SK = "owner"
@@ -31,8 +32,20 @@ def stored_ttl(memory: Memory, run_id: str) -> int | None:
     return ttl_of(item.data) if item is not None else None
 
 
-def _hash(token: str) -> str:
-    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+def client_of(memory: Memory, run_id: str) -> str | None:
+    """The client that started the run (None for a run no client started: the CLI's)."""
+    item = memory.get(run_pk(run_id), _SK)
+    client = item.data.get("clientId") if item is not None else None
+    return client if isinstance(client, str) and client else None
+
+
+def _owns(record: dict[str, Any], caller: str, token: str | None) -> bool:
+    """The caller started the run, or holds its run token."""
+    if record.get("clientId") == caller:
+        return True
+    return token is not None and hmac.compare_digest(
+        record.get("runTokenSha256", ""), run_sharing.digest(token)
+    )
 
 
 class RunAccess:
@@ -42,7 +55,7 @@ class RunAccess:
     def register(self, run_id: str, owner: str, ttl_seconds: int, **extra: Any) -> str:
         """Record `owner` (the client id) for a new run; returns the run token."""
         token = secrets.token_urlsafe(24)
-        record = {"clientId": owner, "runTokenSha256": _hash(token), **extra}
+        record = {"clientId": owner, "runTokenSha256": run_sharing.digest(token), **extra}
         if not self._memory.put(Put(run_pk(run_id), _SK, record, ttl_seconds, if_absent=True)):
             raise RunNotFound(f"run id {run_id!r} is already taken")
         return token
@@ -59,9 +72,25 @@ class RunAccess:
         """The access record if `caller` owns the run or `token` is its token; else RunNotFound
         (the same answer as for a run that does not exist)."""
         item = self._memory.get(run_pk(run_id), _SK)
-        if item is not None:
-            if item.data.get("clientId") == caller:
-                return item.data
-            if token is not None and hmac.compare_digest(item.data.get("runTokenSha256", ""), _hash(token)):
-                return item.data
+        if item is not None and _owns(item.data, caller, token):
+            return item.data
         raise RunNotFound(f"no run {run_id!r} for this client")
+
+    def readable(
+        self, run_id: str, caller: str, token: str | None = None, share_token: str | None = None
+    ) -> dict[str, Any]:
+        """The access record if `caller` may watch and read the run: as `record` allows, or by the
+        run's share token, or as the viewer a share token let in; else RunNotFound."""
+        item = self._memory.get(run_pk(run_id), _SK)
+        if item is not None and (
+            _owns(item.data, caller, token)
+            or run_sharing.viewed_run(caller) == run_id
+            or run_sharing.matches(item.data.get(run_sharing.RECORD_FIELD), share_token)
+        ):
+            return item.data
+        raise RunNotFound(f"no run {run_id!r} for this client")
+
+    def shared(self, run_id: str, share_token: str | None) -> bool:
+        """Whether `share_token` is the run's share token (a viewer's connect)."""
+        item = self._memory.get(run_pk(run_id), _SK)
+        return item is not None and run_sharing.matches(item.data.get(run_sharing.RECORD_FIELD), share_token)

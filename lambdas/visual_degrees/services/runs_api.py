@@ -8,7 +8,8 @@ client's cap), `Subscriptions` (register a connection for a run's events, then c
 log) and `Replies` (send one message to one connection).
 
 Who may use a run is services/run_access.py's rule (the client that started it, or a holder of its
-run token); an unknown run and another client's run get the same `run_not_found`.
+run token); a holder of its share token, or a connection one opened, may only watch and read it
+(services/run_sharing.py). An unknown run and another client's run get the same `run_not_found`.
 
 Ordering promises to a client: `runAccepted` / `subscribed` precede that run's events, because the
 connection is registered and the reply sent before the execution starts or the catch-up is read. A
@@ -43,7 +44,7 @@ from visual_degrees.domain.errors import ConditionFailed, RunInProgress, RunNotF
 from visual_degrees.domain.ids import execution_name, new_run_id
 from visual_degrees.domain.models import Budgets, RunOptions, RunState
 from visual_degrees.domain.outcomes import BY_EVENT, FINISHED_STATUSES, TERMINAL_EVENTS, run_status
-from visual_degrees.domain.requests import parse_options, validate_hint, validate_pair
+from visual_degrees.domain.requests import parse_options, require_startable, validate_hint, validate_pair
 from visual_degrees.ports import EventSink, Memory
 from visual_degrees.protocol import (
     AnyMessage,
@@ -56,7 +57,7 @@ from visual_degrees.protocol import (
     reply_for,
     wire_size,
 )
-from visual_degrees.services import continuation
+from visual_degrees.services import continuation, run_sharing
 from visual_degrees.services.active_runs import ActiveRuns
 from visual_degrees.services.budget import Budget
 from visual_degrees.services.endings import AFTER_EXECUTION, end_after_execution, end_run
@@ -202,6 +203,7 @@ class RunsApi:
         self._access = RunAccess(memory)
 
     def handle(self, caller: Caller, message: Message) -> None:
+        run_sharing.check_viewer(caller.client_id, message)
         match message:
             case StartRun():
                 self.start(caller, message)
@@ -224,6 +226,7 @@ class RunsApi:
         None if the caller left first."""
         a, b = validate_pair(message.person_a, message.person_b)
         options = merged_options(self._policy.defaults, message.options)
+        require_startable(options.budgets)
         names = [a.name, b.name]
         if options.via is not None:
             hint = validate_hint(options.via, a, b)
@@ -232,13 +235,21 @@ class RunsApi:
         self._policy.ceilings.check(options)
         if self._policy.require_known is not None:
             self._policy.require_known(*names)
-        run_id, token = self._admit(caller.client_id, a.name, b.name, options)
+        run_id, token, share = self._admit(caller.client_id, a.name, b.name, options)
         try:
             self._subscriptions.subscribe(caller.connection_id, run_id, options.ttl_seconds)
         except BaseException:
             self._admission.release(caller.client_id, run_id)
             raise
-        accepted = {"type": "runAccepted", "runId": run_id, "runToken": token}
+        # The ceilings bound the run's total: a client offers a continuation only what fits under them.
+        ceilings = self._policy.ceilings.dump()
+        accepted = {
+            "type": "runAccepted",
+            "runId": run_id,
+            "runToken": token,
+            "shareToken": share,
+            "ceilings": ceilings,
+        }
         if not self._replies.send(caller.connection_id, accepted):
             self._admission.release(
                 caller.client_id, run_id
@@ -253,9 +264,16 @@ class RunsApi:
             raise
         return run_id
 
-    def _admit(self, client_id: str, name_a: str, name_b: str, options: RunOptions) -> tuple[str, str]:
-        """A place under the cap and a run id nobody holds yet (in this store); the run token."""
-        extra = {"personA": name_a, "personB": name_b, "ttlSeconds": options.ttl_seconds}
+    def _admit(self, client_id: str, name_a: str, name_b: str, options: RunOptions) -> tuple[str, str, str]:
+        """A place under the cap and a run id nobody holds yet (in this store); the run token and
+        the share token."""
+        share = run_sharing.new_share_token()
+        extra = {
+            "personA": name_a,
+            "personB": name_b,
+            "ttlSeconds": options.ttl_seconds,
+            run_sharing.RECORD_FIELD: run_sharing.digest(share),
+        }
         for _ in range(ID_ATTEMPTS):
             run_id = self._run_ids()
             try:
@@ -264,9 +282,10 @@ class RunsApi:
                 continue
             try:
                 arn = self._executions.execution_arn(run_id)
-                return run_id, self._access.register(
+                token = self._access.register(
                     run_id, client_id, options.ttl_seconds, executionArn=arn, **extra
                 )
+                return run_id, token, share
             except RunNotFound:  # the id is taken: draw another
                 self._admission.release(client_id, run_id)
             except BaseException:
@@ -301,7 +320,9 @@ class RunsApi:
 
     def subscribe(self, caller: Caller, message: Subscribe) -> None:
         """Register the caller for live pushes, reply `subscribed`, then catch up from fromSeq."""
-        record = self._access.record(message.run_id, caller.client_id, message.run_token)
+        record = self._access.readable(
+            message.run_id, caller.client_id, message.run_token, message.share_token
+        )
         self._subscriptions.subscribe(caller.connection_id, message.run_id, ttl_of(record))
         reply = {"type": "subscribed", "runId": message.run_id, "fromSeq": message.from_seq}
         if self._replies.send(caller.connection_id, reply):
@@ -418,7 +439,9 @@ class RunsApi:
     # ---- getRun --------------------------------------------------------------------------------
 
     def get(self, caller: Caller, message: GetRun) -> None:
-        record = self._access.record(message.run_id, caller.client_id, message.run_token)
+        record = self._access.readable(
+            message.run_id, caller.client_id, message.run_token, message.share_token
+        )
         self._replies.send(caller.connection_id, self.describe(message.run_id, record))
 
     def describe(self, run_id: str, record: dict[str, Any]) -> dict[str, Any]:
@@ -447,7 +470,9 @@ class RunsApi:
     # ---- getGraph ------------------------------------------------------------------------------
 
     def graph(self, caller: Caller, message: GetGraph) -> None:
-        record = self._access.record(message.run_id, caller.client_id, message.run_token)
+        record = self._access.readable(
+            message.run_id, caller.client_id, message.run_token, message.share_token
+        )
         page = self.graph_page(message.run_id, ttl_of(record), message.cursor)
         self._replies.send(caller.connection_id, page)
 

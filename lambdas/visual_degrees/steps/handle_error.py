@@ -18,6 +18,9 @@ _KNOWN = {
     if isinstance(cls, type) and issubclass(cls, errors.VisualDegreesError)
 }
 
+# The Task's own timeout, and the function's (Lambda reports it as Sandbox.Timedout), once retries are spent.
+_TIMEOUTS = frozenset({"States.Timeout", "Sandbox.Timedout"})
+
 
 def describe(error: dict | None) -> tuple[str, str]:
     """(code, message) for the Catch payload {"Error", "Cause"}."""
@@ -28,7 +31,7 @@ def describe(error: dict | None) -> tuple[str, str]:
         except (ValueError, AttributeError):
             message = ""
         return _KNOWN[name].code, (message or name)[:MAX_MESSAGE]
-    if name == "States.Timeout":
+    if name in _TIMEOUTS:
         return "step_timeout", "A step took longer than its time limit."
     return "internal_error", "A step failed unexpectedly; the run has stopped."
 

@@ -22,7 +22,6 @@ from tests.support.planner_cases import ROUTE, connect_context
 from visual_degrees.adapters.live.defaults import DEFAULT_GEMINI_MODEL
 from visual_degrees.adapters.live.providers import build_live_providers
 from visual_degrees.config import Settings
-from visual_degrees.doctor import format_report, run_doctor
 from visual_degrees.domain.errors import ConfigurationError, ProviderError, TransientProviderError
 from visual_degrees.domain.planning import (
     CandidateSummary,
@@ -31,6 +30,7 @@ from visual_degrees.domain.planning import (
     validate_reply,
 )
 from visual_degrees.ports import Providers
+from visual_degrees_tools.doctor import format_report, run_doctor
 
 TOKEN = "wire-test-token"
 PAIR = "Kevin Bacon Tom Hanks"

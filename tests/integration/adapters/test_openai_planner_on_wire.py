@@ -22,10 +22,10 @@ from tests.support.planner_cases import (
 from visual_degrees.adapters.live.planner_openai import OpenAICompatiblePlanner
 from visual_degrees.adapters.live.providers import build_live_providers
 from visual_degrees.config import Settings
-from visual_degrees.doctor import DoctorCheck, default_probes, format_report, run_doctor
 from visual_degrees.domain.errors import ConfigurationError, ProviderError, TransientProviderError
 from visual_degrees.domain.planning import CandidateSummary, PlannerContext, validate_connect, validate_reply
 from visual_degrees.ports import Planner
+from visual_degrees_tools.doctor import DoctorCheck, default_probes, format_report, run_doctor
 
 MODEL = "llama3.1:8b"
 KEY = "local-openai-key-31337"

@@ -9,6 +9,7 @@ import json
 import logging
 import warnings
 from collections.abc import Iterator
+from typing import Any
 
 import boto3
 import pytest
@@ -28,7 +29,8 @@ from visual_degrees.constants import (
 )
 from visual_degrees.handlers.observability import logger as handler_logger
 from visual_degrees.handlers.wiring import AwsRuntime, using_runtime
-from visual_degrees.local.asl.definition import render_definition
+from visual_degrees.services.runs_api import Caller, RunsApi
+from visual_degrees_tools.local.asl.definition import render_definition
 
 # Every test's clients come from this one session, which keeps the service models it has read: boto3's
 # default session is new in each mock_aws, and read them again for every test (a second a test).
@@ -72,6 +74,20 @@ def runtime(aws: Aws) -> Iterator[AwsRuntime]:
     """The runtime every handler module finds through current_runtime()."""
     with using_runtime(aws.runtime()) as installed:
         yield installed
+
+
+@pytest.fixture
+def served(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str]]:
+    """Every action the protocol's one use case handles, on either server, as (client id, action)."""
+    seen: list[tuple[str, str]] = []
+    handle = RunsApi.handle
+
+    def spy(self: RunsApi, caller: Caller, message: Any) -> None:
+        seen.append((caller.client_id, message.action))
+        handle(self, caller, message)
+
+    monkeypatch.setattr(RunsApi, "handle", spy)
+    return seen
 
 
 @pytest.fixture

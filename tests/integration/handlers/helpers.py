@@ -14,8 +14,8 @@ from moto.core import DEFAULT_ACCOUNT_ID
 
 from visual_degrees.constants import STATE_TASKS
 from visual_degrees.handlers.wiring import AwsRuntime
-from visual_degrees.local.asl.definition import load_definition
-from visual_degrees.local.asl.engine import Execution, LocalEngine
+from visual_degrees_tools.local.asl.definition import load_definition
+from visual_degrees_tools.local.asl.engine import Execution, LocalEngine
 
 REGION = "us-east-1"
 TABLE = "VisualDegrees-RunMemory"

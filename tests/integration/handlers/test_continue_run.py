@@ -16,9 +16,9 @@ from tests.support.ws_client import WsClient
 from tests.support.ws_server import bundled_sandbox, running_server
 from visual_degrees.handlers import execution_ended, ws_continue_run, ws_start_run, ws_subscribe
 from visual_degrees.handlers.wiring import using_runtime
-from visual_degrees.sandbox import EXAMPLE_PAIR, build_sandbox
 from visual_degrees.services.event_log import EventLog
 from visual_degrees.services.run_memory import RunControl
+from visual_degrees_tools.sandbox import EXAMPLE_PAIR, build_sandbox
 
 A, B = EXAMPLE_PAIR
 SHORT = {"action": "startRun", "personA": A, "personB": B, "options": {"budgets": {"searches": 1}}}

@@ -4,6 +4,7 @@ the steps that call providers, refreshed when the secret changes, never logged."
 from __future__ import annotations
 
 import json
+import time
 from urllib.parse import urlsplit
 
 import boto3
@@ -19,6 +20,8 @@ from visual_degrees.domain.errors import ConfigurationError
 from visual_degrees.domain.models import Person, RunState
 from visual_degrees.handlers import direct_edge_attempt, initialize_session
 from visual_degrees.handlers.wiring import using_runtime
+from visual_degrees.ports import Providers
+from visual_degrees.services.run_access import RunAccess
 
 KEYS = {"brave_api_key": "brave-key-7d1f0c2b9e", "gemini_api_key": "gemini-key-4a5b6c7d8e"}
 
@@ -139,3 +142,66 @@ def test_without_a_configured_planner_connect_is_a_configuration_error(aws):
     planner = aws.runtime(environ=environ).providers_for("select_next_expansion").planner
     with pytest.raises(ConfigurationError, match="no planner"):
         planner.connect(connect_context())
+
+
+# ---- pacing: the deployment's limiter, shared by every Lambda through the run-memory table ------
+
+
+def test_a_deployed_search_reads_as_many_titles_as_one_paid_request_returns(aws):
+    # The live search engine sits behind the step's deferred providers; its page size (Brave: 200
+    # results for the price of one request) must still reach the run, paced or not.
+    environ = {**aws.environ, "VD_BRAVE_API_KEY": "brave-key-7d1f0c2b9e"}
+    runtime = aws.runtime(environ=environ)
+    assert runtime.providers_for("direct_edge_attempt").search.page_size == 200
+    state = RunState(run_id="20261201T100000-aa0001", person_a=Person.of("A B"), person_b=Person.of("C D"))
+    assert runtime.step_context("direct_edge_attempt", state).providers.search.page_size == 200
+
+
+def test_a_providers_step_is_paced_for_its_runs_client_until_the_function_must_finish(aws):
+    # Given a run started by client "alice" 30 s ago with a 120 s runtime budget
+    recorded: list[tuple[str, str, float]] = []
+
+    class Recording:
+        def acquire(self, provider: str, client: str, deadline: float) -> bool:
+            recorded.append((provider, client, deadline))
+            return True
+
+    runtime = aws.runtime(limiter=Recording(), providers=Providers.of(CannedWeb(), web="test"))
+    run_id = "20261201T100000-aa0002"
+    RunAccess(runtime.memory).register(run_id, "alice", 1800)
+    started = time.time() - 30
+    state = RunState(run_id=run_id, person_a=Person.of("A B"), person_b=Person.of("C D"), started_at=started)
+    # When the step's providers are used, in a function that must be done in 10 s
+    until = time.time() + 10
+    ctx = runtime.step_context("direct_edge_attempt", state, until=until)
+    ctx.providers.search.search("A B", 5)
+    # Then the call waited for alice's slot, no later than the function's end
+    assert recorded == [("search", "alice", until)]
+    # And a step that calls no provider is not paced at all
+    assert runtime.limiter_for("finalize_success") is None
+
+
+def test_the_live_limiter_lives_in_the_run_table_at_the_configured_rates(aws, provider_secret):
+    environ = {
+        **aws.environ,
+        ENV_SECRET_ARN: provider_secret,
+        "VD_SEARCH_RPS": "3",
+        "AWS_REGION": "eu-west-1",
+    }
+    limiter = aws.runtime(environ=environ).live_limiter()
+    assert limiter.rates.per_second == {"search": 3.0, "recognition": 50.0, "llm": 16.0}
+    assert limiter.acquire("search", "alice", deadline=time.time() + 5)
+    assert aws.items("limiter#search") and aws.items("limiter#search#client#alice")
+
+
+class CannedWeb:
+    page_size = 20
+
+    def search(self, query: str, count: int) -> list:
+        return []
+
+    def fetch(self, url: str):  # pragma: no cover - not fetched here
+        raise AssertionError
+
+    def recognize(self, image) -> list:  # pragma: no cover - not recognised here
+        raise AssertionError

@@ -5,33 +5,15 @@ answer alike from the same code, with only their adapters differing."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
-
-import pytest
 
 from tests.integration.handlers.helpers import drive_execution, message
 from tests.support.ws_client import WsClient
 from tests.support.ws_server import bundled_sandbox, running_server
 from visual_degrees.handlers import ws_get_graph, ws_get_run, ws_start_run
 from visual_degrees.handlers.wiring import using_runtime
-from visual_degrees.sandbox import EXAMPLE_PAIR, build_sandbox
-from visual_degrees.services.runs_api import Caller, RunsApi
+from visual_degrees_tools.sandbox import EXAMPLE_PAIR, build_sandbox
 
 A, B = EXAMPLE_PAIR
-
-
-@pytest.fixture
-def served(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str]]:
-    """Every action the use case handles, as (client id, action)."""
-    seen: list[tuple[str, str]] = []
-    handle = RunsApi.handle
-
-    def spy(self: RunsApi, caller: Caller, message: Any) -> None:
-        seen.append((caller.client_id, message.action))
-        handle(self, caller, message)
-
-    monkeypatch.setattr(RunsApi, "handle", spy)
-    return seen
 
 
 def test_both_servers_answer_every_action_through_the_one_use_case(

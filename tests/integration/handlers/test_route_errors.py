@@ -70,6 +70,8 @@ def assert_clean(aws, logs, *, connection_id: str = "conn-1") -> None:
         # Issue 9.8: nesting that would exhaust the parser, and values of the wrong JSON type.
         ("$default", "[" * 50_000, INVALID_JSON),
         ("$default", '{"action": "getRun", "runId": ' + "[" * 50_000, INVALID_JSON),
+        # Issue 17: a string that never closes, full of escaped quotes (it took the route seconds)
+        ("$default", "[" * 40 + '"' + '\\"' * 20_000, INVALID_JSON),
         ("startRun", {**START, "options": {"maxHops": True}}, INVALID_INPUT),
         ("startRun", {**START, "options": {"maxHops": "3"}}, INVALID_INPUT),
         ("startRun", {**START, "options": {"budgets": {"searches": "5"}}}, INVALID_INPUT),
@@ -81,6 +83,10 @@ def assert_clean(aws, logs, *, connection_id: str = "conn-1") -> None:
             ABOVE_CEILING,
         ),
         ("startRun", {**START, "options": {"budgets": {"runtimeSeconds": 3_600}}}, ABOVE_CEILING),
+        # Issue 17: budgets a run cannot even start with (its first step searches and recognises)
+        ("startRun", {**START, "options": {"budgets": {"searches": 0}}}, INVALID_INPUT),
+        ("startRun", {**START, "options": {"budgets": {"recognitions": 0}}}, INVALID_INPUT),
+        ("startRun", {**START, "options": {"budgets": {"runtimeSeconds": 1}}}, INVALID_INPUT),
         ("subscribe", {"action": "subscribe"}, INVALID_MESSAGE),
         ("subscribe", {"action": "subscribe", "runId": "r1", "fromSeq": 0}, INVALID_MESSAGE),
         ("subscribe", {"action": "subscribe", "runId": "../../etc"}, INVALID_MESSAGE),
@@ -180,7 +186,9 @@ def test_a_connection_without_a_client_is_told_to_sign_in(aws, runtime, context)
     assert aws.pushed("conn-1")[0]["code"] == "unauthorized"
 
 
-def test_the_deployments_ceilings_name_the_limit_in_the_refusal(aws, context, logs):
+def test_the_deployments_ceilings_name_the_limit_in_the_refusal_and_come_with_an_accepted_run(
+    aws, context, logs
+):
     # Given a deployment whose operator allows at most 6 hops and 30 searches a run
     from visual_degrees.handlers.wiring import using_runtime
 
@@ -194,4 +202,6 @@ def test_the_deployments_ceilings_name_the_limit_in_the_refusal(aws, context, lo
     assert (refused["code"], refused["action"]) == (ABOVE_CEILING, "startRun")
     assert refused["message"] == "options.budgets.searches: 31 is above the operator's ceiling of 30"
     assert accepted["type"] == "runAccepted"
+    # And the accepted run is told the deployment's ceilings (a page offers a continuation within them)
+    assert (accepted["ceilings"]["maxHops"], accepted["ceilings"]["budgets"]["searches"]) == (6, 30)
     assert "request refused" in logs.getvalue() and "Traceback" not in logs.getvalue()

@@ -16,7 +16,7 @@ import pytest
 from tests.integration.handlers.helpers import drive_execution, emf_metrics, event, message
 from visual_degrees.handlers import ws_connect, ws_get_run, ws_start_run
 from visual_degrees.handlers.wiring import using_runtime
-from visual_degrees.sandbox import EXAMPLE_PAIR, PhotoWeb, build_sandbox, default_world_path, load_world
+from visual_degrees_tools.sandbox import EXAMPLE_PAIR, PhotoWeb, build_sandbox, default_world_path, load_world
 
 FINAL_TYPES = {"final", "no_path", "cancelled", "error"}
 

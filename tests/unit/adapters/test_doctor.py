@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from visual_degrees.config import Settings
-from visual_degrees.doctor import (
+from visual_degrees.domain.errors import ConfigurationError, ProviderError, TransientProviderError
+from visual_degrees_tools.doctor import (
     DoctorCheck,
     SandboxCheck,
     check_sandbox,
@@ -18,7 +19,6 @@ from visual_degrees.doctor import (
     run_doctor,
     verdict_code,
 )
-from visual_degrees.domain.errors import ConfigurationError, ProviderError, TransientProviderError
 
 BRAVE_KEY = "brave-key-do-not-print"
 GEMINI_KEY = "gemini-key-do-not-print"
@@ -267,3 +267,24 @@ def test_a_configured_openai_compatible_server_is_probed_and_fails_only_when_bro
     offline = by_provider(run_doctor(settings, network=False, aws_ready=lambda: None))
     row = offline["openai"]
     assert (row.configured, row.reachable, row.ok) == (True, None, True)
+
+
+def test_without_the_live_extra_every_provider_names_it_and_nothing_is_probed() -> None:
+    # Given settings with keys, on an install without httpx (the base install)
+    probed: list[str] = []
+    checks = by_provider(
+        run_doctor(
+            Settings(brave_api_key=BRAVE_KEY, gemini_api_key=GEMINI_KEY),
+            probes={name: recorder(probed, name) for name in ("brave", "gemini", "rekognition")},
+            aws_ready=lambda: None,
+            found=lambda module: module != "httpx",
+        )
+    )
+    # Then no provider is probed, none fails, and each says which extra to install
+    assert probed == []
+    for name in ("brave", "google", "gemini", "bedrock", "openai", "rekognition", "fetcher"):
+        assert checks[name].status == "not set up" and not checks[name].broken
+        assert "needs the live extra (pip install -e '.[live]'; not installed: httpx" in checks[name].detail
+    report = format_report(list(checks.values()))
+    assert "It needs the live extra first: pip install -e '.[live]'." in report
+    assert verdict_code(list(checks.values()), None, require_live=False) == 0

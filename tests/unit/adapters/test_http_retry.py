@@ -8,10 +8,16 @@ import pytest
 from visual_degrees.adapters.live.http_retry import (
     RetryableFailure,
     RetryPolicy,
+    aws_call,
     parse_retry_after,
     request_json,
 )
-from visual_degrees.domain.errors import ConfigurationError, ProviderError, TransientProviderError
+from visual_degrees.domain.errors import (
+    ConfigurationError,
+    ProviderError,
+    ProviderThrottled,
+    TransientProviderError,
+)
 
 
 def policy(sleeps: list[float], attempts: int = 3, max_delay: float = 8.0) -> RetryPolicy:
@@ -128,3 +134,64 @@ def test_request_json_maps_statuses() -> None:
         call("404")
     with pytest.raises(TransientProviderError):
         call("503")
+
+
+def test_a_call_that_ends_throttled_says_so_and_one_that_ends_failing_does_not() -> None:
+    # Given a provider that keeps refusing for its rate, and one that keeps failing
+    throttled, _ = flaky([RetryableFailure("HTTP 429", retry_after=0.1, throttled=True)] * 5)
+    failing, _ = flaky([RetryableFailure("HTTP 503")] * 5)
+    # Then the first ends ProviderThrottled (not billed), with the wait it asked for; the second not
+    with pytest.raises(ProviderThrottled, match="thing: HTTP 429 \\(gave up after 3 attempts\\)") as raised:
+        policy([]).run(throttled, what="thing")
+    assert raised.value.retry_after == 0.1
+    with pytest.raises(TransientProviderError) as failed:
+        policy([]).run(failing, what="thing")
+    assert not isinstance(failed.value, ProviderThrottled)
+
+
+def test_a_paced_policy_hands_a_throttled_answer_back_at_once_but_still_retries_other_failures() -> None:
+    # Given a policy whose caller retries throttled answers itself (on a new slot of the limiter)
+    sleeps: list[float] = []
+    paced = RetryPolicy(max_attempts=3, base_delay=0.5, sleep=sleeps.append, retry_throttled=False)
+    throttled, calls = flaky([RetryableFailure("HTTP 429", throttled=True)])
+    # Then a throttled answer comes back after one attempt, without waiting
+    with pytest.raises(ProviderThrottled, match="throttled"):
+        paced.run(throttled, what="thing")
+    assert len(calls) == 1 and sleeps == []
+    # And a 503 is still retried here
+    failing, calls = flaky([RetryableFailure("HTTP 503")])
+    assert paced.run(failing, what="thing") == "ok"
+    assert len(calls) == 2
+
+
+def test_request_json_takes_429_for_throttling() -> None:
+    client = httpx.Client(transport=httpx.MockTransport(lambda request: httpx.Response(429)))
+    with pytest.raises(ProviderThrottled):
+        request_json(client, "http://api.test/", what="api", policy=policy([]))
+
+
+@pytest.mark.parametrize(
+    ("code", "throttled"),
+    [
+        ("ThrottlingException", True),
+        ("ProvisionedThroughputExceededException", True),
+        ("TooManyRequestsException", True),
+        ("InternalServerError", False),
+    ],
+)
+def test_aws_throttling_codes_are_throttled_failures(code: str, throttled: bool) -> None:
+    from botocore.exceptions import ClientError
+
+    def call() -> dict:
+        raise ClientError({"Error": {"Code": code, "Message": "m"}}, "RecognizeCelebrities")
+
+    with pytest.raises(RetryableFailure) as raised:
+        aws_call(
+            call,
+            service="Rekognition",
+            transient={code},
+            configuration=set(),
+            refused="x",
+            rejected="y",
+        )
+    assert raised.value.throttled is throttled

@@ -32,7 +32,12 @@ from visual_degrees.adapters.live.planner_prompt import (
     SYSTEM_INSTRUCTION,
     UnusableAnswer,
 )
-from visual_degrees.domain.errors import ConfigurationError, ProviderError, TransientProviderError
+from visual_degrees.domain.errors import (
+    ConfigurationError,
+    ProviderError,
+    ProviderThrottled,
+    TransientProviderError,
+)
 from visual_degrees.domain.planning import ProposedLink, validate_connect, validate_reply
 
 KEY = "gemini-secret-key-42"
@@ -161,6 +166,13 @@ def test_429_waits_as_told_by_retry_info_and_is_one_logical_call() -> None:
     assert planner(wire, sleeps).plan(context("Meg Ryan")).next_candidates == ["Meg Ryan"]
     assert sleeps == [2.0]
     assert len(wire.requests) == 2
+
+
+def test_a_429_that_lasts_ends_throttled() -> None:
+    wire = Wire(*[api_error(429, "RESOURCE_EXHAUSTED", "quota", headers={"Retry-After": "0"})] * 3)
+    with pytest.raises(ProviderThrottled):
+        planner(wire).plan(context("Meg Ryan"))
+    assert len(wire.requests) == 3
 
 
 def test_retry_after_header_wins() -> None:

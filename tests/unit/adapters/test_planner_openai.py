@@ -41,7 +41,12 @@ from visual_degrees.adapters.live.planner_prompt import (
     wire_schema,
 )
 from visual_degrees.config import Settings
-from visual_degrees.domain.errors import ConfigurationError, ProviderError, TransientProviderError
+from visual_degrees.domain.errors import (
+    ConfigurationError,
+    ProviderError,
+    ProviderThrottled,
+    TransientProviderError,
+)
 
 KEY = "sk-local-secret-42"
 BASE = "http://gpu.internal:8000/v1"
@@ -305,7 +310,7 @@ def test_persistent_5xx_is_transient_after_the_bounded_attempts() -> None:
 
 def test_a_wait_longer_than_we_accept_stops_at_once() -> None:
     wire = Wire(error(429, {"error": {"message": "quota"}}, {"Retry-After": "3600"}))
-    with pytest.raises(TransientProviderError, match="asked to wait"):
+    with pytest.raises(ProviderThrottled, match="asked to wait"):
         planner(wire).plan(context("Meg Ryan"))
     assert len(wire.requests) == 1
 

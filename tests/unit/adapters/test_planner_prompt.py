@@ -137,6 +137,24 @@ def test_prose_full_of_braces_is_scanned_cheaply() -> None:
     assert list(json_objects('x {"a": {"b": 1}} y {"c": 2}')) == [{"a": {"b": 1}}, {"c": 2}]
 
 
+def test_text_nested_past_the_parsers_stack_is_no_reply_not_a_crash() -> None:
+    # Given model text that nests objects thousands deep (the parser gives up with RecursionError)
+    text = '{"nextCandidates": [' * 5_000
+    # Then it holds no reply, for either kind of answer
+    assert parse_reply_text(text) is None
+    assert parse_connect_text(text) is None
+
+
+def test_a_reply_after_broken_attempts_is_still_found() -> None:
+    # Given reasoning full of broken objects and a string that never closes inside a fence,
+    # then the reply
+    reply = '{"nextCandidates": ["Meg Ryan"], "searchQueries": [], "narration": "n"}'
+    text = "<think>" + '{"a": 1 ' * 150 + "</think>" + '```{"x": "never closed\n```\n' + reply
+    # Then the reply is read
+    parsed = parse_reply_text(text)
+    assert parsed is not None and parsed.nextCandidates == ["Meg Ryan"]
+
+
 def test_tokens_are_estimated_at_four_characters_each() -> None:
     assert estimate_tokens("a" * 40, None, "b" * 8) == 12
     assert estimate_tokens() == 0

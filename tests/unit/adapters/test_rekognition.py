@@ -14,7 +14,12 @@ from botocore.stub import Stubber
 from tests.support.fake_wire_servers import CelebrityFace, photo_bytes
 from visual_degrees.adapters.live.http_retry import RetryPolicy
 from visual_degrees.adapters.live.rekognition import RekognitionRecognizer
-from visual_degrees.domain.errors import ConfigurationError, ProviderError, TransientProviderError
+from visual_degrees.domain.errors import (
+    ConfigurationError,
+    ProviderError,
+    ProviderThrottled,
+    TransientProviderError,
+)
 from visual_degrees.domain.models import BoundingBox, Face, FetchedImage
 
 DATA = photo_bytes("rekognise")
@@ -133,13 +138,22 @@ def test_throttling_backs_off_and_retries_within_one_logical_call(
     assert 0.1 <= sleeps[0] <= 0.2 < sleeps[1] <= 0.4
 
 
-def test_persistent_throttling_ends_in_a_transient_error(client: Any, stub: Stubber) -> None:
+@pytest.mark.parametrize("code", ["ThrottlingException", "ProvisionedThroughputExceededException"])
+def test_persistent_throttling_ends_throttled(client: Any, stub: Stubber, code: str) -> None:
+    for _ in range(3):
+        stub.add_client_error("recognize_celebrities", service_error_code=code, http_status_code=400)
+    with pytest.raises(ProviderThrottled, match=code):  # refused, so not billed
+        recognizer(client).recognize(IMAGE)
+
+
+def test_persistent_server_errors_end_transient_but_not_throttled(client: Any, stub: Stubber) -> None:
     for _ in range(3):
         stub.add_client_error(
-            "recognize_celebrities", service_error_code="ThrottlingException", http_status_code=400
+            "recognize_celebrities", service_error_code="InternalServerError", http_status_code=500
         )
-    with pytest.raises(TransientProviderError, match="ThrottlingException"):
+    with pytest.raises(TransientProviderError) as failed:
         recognizer(client).recognize(IMAGE)
+    assert not isinstance(failed.value, ProviderThrottled)
 
 
 def test_server_errors_are_retried(client: Any, stub: Stubber) -> None:

@@ -9,7 +9,12 @@ from tests.support.fake_wire_servers import FakeHit, brave_document
 from tests.support.wire import Handler, Wire
 from visual_degrees.adapters.live.http_retry import RetryPolicy
 from visual_degrees.adapters.live.search_brave import BraveImageSearch
-from visual_degrees.domain.errors import ConfigurationError, ProviderError, TransientProviderError
+from visual_degrees.domain.errors import (
+    ConfigurationError,
+    ProviderError,
+    ProviderThrottled,
+    TransientProviderError,
+)
 from visual_degrees.domain.models import ImageHit
 
 TOKEN = "brave-secret-token-123"
@@ -146,7 +151,7 @@ def test_exhausted_monthly_quota_stops_without_waiting() -> None:
 def test_persistent_429_gives_up_after_the_bounded_attempts() -> None:
     sleeps: list[float] = []
     wire = Wire(error(429, "RATE_LIMITED", **{"Retry-After": "0.5"}))
-    with pytest.raises(TransientProviderError, match="429"):
+    with pytest.raises(ProviderThrottled, match="429"):  # refused, so not billed
         search_with(wire, sleeps).search("q", 5)
     assert len(wire.requests) == 3
     assert sleeps == [0.5, 0.5]

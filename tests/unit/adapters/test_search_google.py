@@ -10,7 +10,12 @@ import pytest
 from tests.support.wire import Handler, Wire
 from visual_degrees.adapters.live.http_retry import RetryPolicy
 from visual_degrees.adapters.live.search_google import GoogleImageSearch
-from visual_degrees.domain.errors import ConfigurationError, ProviderError, TransientProviderError
+from visual_degrees.domain.errors import (
+    ConfigurationError,
+    ProviderError,
+    ProviderThrottled,
+    TransientProviderError,
+)
 from visual_degrees.domain.models import ImageHit
 
 KEY = "AIza-google-secret-key"
@@ -129,14 +134,22 @@ def test_rate_limit_is_retried_as_one_logical_call() -> None:
     assert len(wire.requests) == 2
 
 
+def test_a_rate_limit_that_lasts_ends_throttled() -> None:
+    wire = Wire(google_error(429, "rateLimitExceeded"))
+    with pytest.raises(ProviderThrottled):
+        search_with(wire).search("q", 5)
+    assert len(wire.requests) == 3
+
+
 def test_daily_quota_is_transient_without_retrying() -> None:
     wire = Wire(
         google_error(
             429, "rateLimitExceeded", "Quota exceeded for quota metric 'Queries' and limit 'Queries per day'"
         )
     )
-    with pytest.raises(TransientProviderError, match="daily quota"):
+    with pytest.raises(ProviderThrottled, match="daily quota") as refused:  # not billed
         search_with(wire).search("q", 5)
+    assert refused.value.retry_after is not None and refused.value.retry_after >= 3600
     assert len(wire.requests) == 1
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from visual_degrees.sandbox import PhotoWeb, World
+from visual_degrees_tools.sandbox import PhotoWeb, World
 
 EVENTS = [
     ("Film One (2001)", ["Bacon, Kevin (I)", "Hanks, Tom", "Ryan, Meg"]),

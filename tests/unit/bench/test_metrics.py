@@ -2,7 +2,13 @@ from __future__ import annotations
 
 import pytest
 
-from visual_degrees.bench.metrics import CONTRACT_KEYS, RunRecord, cost_success_curve, percentile, summarize
+from visual_degrees_tools.bench.metrics import (
+    CONTRACT_KEYS,
+    RunRecord,
+    cost_success_curve,
+    percentile,
+    summarize,
+)
 
 
 def run(

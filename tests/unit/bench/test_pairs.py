@@ -4,8 +4,8 @@ import json
 
 import pytest
 
-from visual_degrees.bench.pairs import load_pairs, pair_of, resolve, sample_pairs
 from visual_degrees.domain.errors import InvalidInput, UnknownPerson
+from visual_degrees_tools.bench.pairs import famous_pairs, load_pairs, pair_of, resolve, sample_pairs
 
 
 def test_world_spelling_means_exactly_that_person(web):
@@ -93,3 +93,18 @@ def test_sampling_more_pairs_than_exist_is_refused(web):
         sample_pairs(web, 15, seed=0)
     with pytest.raises(InvalidInput):
         sample_pairs(web, 0, seed=0)
+
+
+def test_famous_pairs_are_drawn_among_the_most_credited_each_name_once(web):
+    # Given a world where Meg Ryan and Tom Cruise have two credits each and everyone else one
+    pairs = famous_pairs(web, 2, seed=0)
+    # Then two pairs of four distinct names, the two most credited among them
+    names = [name for pair in pairs for name in pair]
+    assert len(names) == len(set(names)) == 4
+    assert {"Meg Ryan", "Tom Cruise"} <= set(names)
+    assert famous_pairs(web, 2, seed=0) == pairs  # the seed decides
+
+
+def test_famous_pairs_say_when_the_world_is_too_small(web):
+    with pytest.raises(InvalidInput, match="fewer than"):
+        famous_pairs(web, 10, seed=0)

@@ -6,7 +6,7 @@ import io
 from itertools import count
 from types import SimpleNamespace
 
-from visual_degrees.bench.report import progress_bar, progress_printer
+from visual_degrees_tools.bench.report import progress_bar, progress_printer
 
 
 class Terminal(io.StringIO):

@@ -4,9 +4,9 @@ from typing import Any
 
 import pytest
 
-from visual_degrees.bench.pairs import pair_of
-from visual_degrees.bench.truth import Truth
-from visual_degrees.sandbox import PhotoWeb
+from visual_degrees_tools.bench.pairs import pair_of
+from visual_degrees_tools.bench.truth import Truth
+from visual_degrees_tools.sandbox import PhotoWeb
 
 
 def cid(web: PhotoWeb, raw: str) -> str:

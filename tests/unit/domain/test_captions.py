@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from visual_degrees.domain.captions import (
+    MAX_NAMES,
     event_in_title,
     event_words,
     keys_in_title,
@@ -12,6 +13,7 @@ from visual_degrees.domain.captions import (
     same_event,
     shows_unnamed,
 )
+from visual_degrees.domain.models import MAX_TITLE_CHARS, ImageHit
 
 
 @pytest.mark.parametrize(
@@ -108,7 +110,26 @@ def test_two_captions_of_one_event_share_its_words_and_another_event_does_not():
         ("IMG_2041.jpg", None),
         ("Ann Lee at the premiere of <script>x</script> (1999)", None),  # markup is never searched
         ("Ann Lee at the premiere of " + "Long " * 40 + "(1999)", None),  # nor an endless "title"
+        # A title saying "at the" thousands of times is read as far as an event could reach
+        ("Ann Lee at the " * 5_000 + "premiere of Apollo 13 (1995)", "Apollo 13 (1995)"),
+        ("Ann Lee at the " * 5_000 + "x" * 200 + " (1995)", None),
     ],
 )
 def test_the_event_a_caption_names_is_read_with_its_year(title, event):
     assert event_in_title(title) == event
+
+
+def test_a_title_naming_thousands_yields_its_first_names_only():
+    # Given a title listing 5,000 different people
+    people = [f"Ann{chr(97 + i % 26)}{chr(97 + i // 26 % 26)} Lee{i // 676}" for i in range(5_000)]
+    title = ", ".join(people) + " at the premiere of Apollo 13 (1995)"
+    # Then the first MAX_NAMES of them are read, in order
+    assert names_in_title(title) == tuple(people[:MAX_NAMES])
+
+
+def test_a_search_hit_keeps_only_the_start_of_an_endless_title():
+    # Given a result whose page title runs to 100 KB (a hostile page)
+    hit = ImageHit(image_url="https://example.org/a.jpg", title="Kevin Bacon, Tom Hanks, " * 4_000)
+    # Then the hit keeps the title's start, which still names who is in it
+    assert len(hit.title) == MAX_TITLE_CHARS
+    assert names_in_title(hit.title)[:2] == ("Kevin Bacon", "Tom Hanks")

@@ -14,11 +14,19 @@ from visual_degrees.domain.outcomes import FINAL_KEY, final_key
 from visual_degrees.domain.requests import validate_hint
 
 
-@pytest.mark.parametrize("exhausted", ["searches", "recognitions", "llmCalls", "runtime"])
-def test_a_run_that_ran_out_of_any_budget_can_be_continued(exhausted: str) -> None:
+@pytest.mark.parametrize(
+    ("exhausted", "words"),
+    [
+        ("searches", "searches"),
+        ("recognitions", "recognitions"),
+        ("llmCalls", "LLM calls"),
+        ("runtime", "time"),
+    ],
+)
+def test_a_run_that_ran_out_of_any_budget_can_be_continued(exhausted: str, words: str) -> None:
     verdict = judge("no_path", {"reason": "budget", "exhausted": exhausted})
     assert verdict.continuable
-    assert exhausted in verdict.why
+    assert f"The {words} budget ran out" in verdict.why
     assert verdict.payload() == {"continuable": True, "why": verdict.why}
 
 
@@ -27,7 +35,7 @@ def test_a_run_that_ran_out_of_any_budget_can_be_continued(exhausted: str) -> No
     [
         ("final", {}, "already found a chain"),
         ("cancelled", {}, "cancelled"),
-        ("error", {"code": "provider_unavailable"}, "failed (provider_unavailable)"),
+        ("error", {"code": "provider_unavailable"}, "The run failed, so it is not continued"),
         ("no_path", {"reason": "hop_limit", "maxHops": 4}, "longer than 4 hops"),
         ("no_path", {"reason": "hop_limit", "maxHops": 1}, "longer than 1 hop;"),
     ],
@@ -88,6 +96,8 @@ def test_the_ceilings_bound_a_continued_runs_total() -> None:
     assert "budgets.searches: 20 more on top of the 20 already spent is 40" in message
     assert "ceiling of 30" in message
     assert "budgets.runtimeSeconds: 550 more on top of the 100 already spent is 650" in message
+    # And the refusal carries the ceilings and the spend, so a client can offer what fits
+    assert refused.value.details == {"ceilings": ceilings.dump(), "spent": spent}
 
 
 def test_a_hint_names_someone_else_than_the_ends() -> None:

@@ -41,7 +41,7 @@ def test_unoffered_names_free_queries_and_markup_are_all_reported():
     assert plan is None
     assert any("'Meryl Streep' is not one of the offered" in e for e in errors)
     assert any("not a template query" in e for e in errors)
-    assert any("plain text only" in e for e in errors)
+    assert any("plain words only" in e for e in errors)
 
 
 def test_an_injected_name_is_data_and_cannot_widen_the_choice():

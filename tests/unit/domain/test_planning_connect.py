@@ -9,9 +9,9 @@ from visual_degrees.domain.planning import (
     ConnectReply,
     ProposedLink,
     SidePerson,
-    printable,
     validate_connect,
 )
+from visual_degrees.domain.shown_text import shown_text
 
 
 def context() -> ConnectContext:
@@ -39,9 +39,13 @@ def test_offered_names_are_spelled_as_offered_and_new_people_may_bridge():
     ("link", "problem"),
     [
         (ProposedLink(a="Cat Wu", b="cat wu"), "two different people"),
-        (ProposedLink(a="Cat Wu", b="see https://evil.example/x"), "no URLs"),
-        (ProposedLink(a="Cat Wu", b="Eve\u202eFox"), "plain text"),
-        (ProposedLink(a="Cat Wu", b="x" * 101), "plain text"),
+        (ProposedLink(a="Cat Wu", b="see https://evil.example/x"), "links[0].b: a person's name"),
+        (ProposedLink(a="Cat Wu", b="Eve\u202eFox"), "links[0].b contains a control character"),
+        (ProposedLink(a="Cat Wu", b="x" * 101), "links[0].b: a person's name of at most 100"),
+        (ProposedLink(a="Cat Wu", b="x" * 201), "links[0].b is 201 characters long"),
+        (ProposedLink(a="Cat Wu", b="!!!"), "links[0].b '!!!' has no letters or digits"),
+        (ProposedLink(a="evil．com", b="Eve Fox"), "links[0].a: a person's name"),
+        (ProposedLink(a="Cat Wu", b="Eve Fox", film="Call +1 555 0100 99"), "film"),
         (ProposedLink(a="Cat Wu", b="Eve Fox", film="www.example.com"), "film"),
         (ProposedLink(a="Zed Zee", b="Yan Yu"), "involves nobody offered"),
     ],
@@ -58,12 +62,12 @@ def test_too_many_links_and_a_narration_with_markup_are_refused():
     assert validate_connect(ConnectReply(links=[]), context()) == ([], [])
 
 
-def test_printable_text_has_no_controls_bidi_or_urls_and_respects_its_length():
-    assert printable("Ann Lee", 20) == "Ann Lee"
-    assert printable("Ann\x00Lee", 20) is None
-    assert printable("Ann\u200fLee", 20) is None
-    assert printable("http://x.y", 20) is None
-    assert printable("A" * 21, 20) is None
+def test_shown_text_has_no_controls_bidi_or_urls_and_respects_its_length():
+    assert shown_text("Ann Lee", 20) == "Ann Lee"
+    assert shown_text("Ann\x00Lee", 20) is None
+    assert shown_text("Ann\u200fLee", 20) is None
+    assert shown_text("http://x.y", 20) is None
+    assert shown_text("A" * 21, 20) is None
 
 
 def test_a_planners_narration_reaches_a_user_only_as_plain_words_of_its_own():

@@ -17,7 +17,7 @@ from visual_degrees.handlers.catalog import (
 )
 from visual_degrees.handlers.routes import route_handler
 from visual_degrees.handlers.step_handler import step_handler
-from visual_degrees.local.asl.definition import load_definition
+from visual_degrees_tools.local.asl.definition import load_definition
 
 STEPS = {task.step for task in STATE_TASKS}
 

@@ -9,14 +9,14 @@ from typing import Any
 import pytest
 
 from tests.support.fakes import ListSink
-from visual_degrees.adapters.local.sqlite_memory import SqliteMemory
-from visual_degrees.domain.ceilings import AboveCeiling
+from visual_degrees.domain.ceilings import AboveCeiling, RunCeilings
 from visual_degrees.domain.errors import InvalidInput, ProviderError, RunNotFound
 from visual_degrees.domain.models import RunOptions, RunState
 from visual_degrees.protocol import TOO_MANY_RUNS, CancelRun, GetRun, ProtocolError, StartRun, Subscribe
 from visual_degrees.services.event_log import EventLog
 from visual_degrees.services.run_memory import RunMemory
 from visual_degrees.services.runs_api import Caller, RunsApi, StartPolicy, StoredSubscriptions, merged_options
+from visual_degrees_tools.adapters.sqlite_memory import SqliteMemory
 
 ALICE = Caller("conn-alice", "alice")
 BOB = Caller("conn-bob", "bob")
@@ -140,6 +140,22 @@ def test_start_replies_then_starts_an_execution_named_by_the_run_with_the_run_st
         "Niall Halloran",
     )
     assert state.options.max_hops == 4  # the deployment's default
+
+
+def test_run_accepted_tells_the_operators_ceilings_that_bound_the_runs_total():
+    # Given a deployment whose operator allows 30 searches a run
+    world = world_()
+    ceilings = RunCeilings.model_validate({"budgets": {"searches": 30}})
+    world.api._policy = StartPolicy(RunOptions(), max_active_runs=2, ceilings=ceilings)
+    # When a client starts a run
+    start(world)
+    # Then runAccepted says the ceilings, by the names startRun's options use
+    (accepted,) = world.connections.sent[ALICE.connection_id]
+    assert accepted["ceilings"] == {
+        "maxHops": 10,
+        "imagesPerSearch": 20,
+        "budgets": {"searches": 30, "recognitions": 600, "llmCalls": 60, "runtimeSeconds": 600.0},
+    }
 
 
 def test_a_request_above_the_operators_ceilings_is_refused_before_anything_is_written():

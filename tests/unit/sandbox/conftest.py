@@ -2,9 +2,9 @@ from __future__ import annotations
 
 import pytest
 
-from visual_degrees.sandbox.photoweb import PhotoWeb
-from visual_degrees.sandbox.synthetic import default_world_path
-from visual_degrees.sandbox.world import World, load_world
+from visual_degrees_tools.sandbox.photoweb import PhotoWeb
+from visual_degrees_tools.sandbox.synthetic import default_world_path
+from visual_degrees_tools.sandbox.world import World, load_world
 
 
 @pytest.fixture(scope="session")

@@ -5,8 +5,8 @@ import pytest
 from visual_degrees.domain.errors import ProviderError
 from visual_degrees.domain.queries import DISCOVERY_TEMPLATES
 from visual_degrees.ports import CelebrityRecognizer, Clock, ImageFetcher, ImageSearch, Planner
-from visual_degrees.sandbox import EPOCH, EXAMPLE_PAIR, FaultConfig, build_sandbox
-from visual_degrees.sandbox.ground_truth import ground_truth
+from visual_degrees_tools.sandbox import EPOCH, EXAMPLE_PAIR, FaultConfig, build_sandbox
+from visual_degrees_tools.sandbox.ground_truth import ground_truth
 
 
 def test_providers_share_one_web_one_clock_and_one_fault_plan(default_world, default_web):

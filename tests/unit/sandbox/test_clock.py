@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 
 from visual_degrees.domain.errors import InvalidInput
-from visual_degrees.sandbox.clock import EPOCH, LATENCIES, VirtualClock
+from visual_degrees_tools.sandbox.clock import EPOCH, LATENCIES, VirtualClock, dated_start
 
 
 def test_clock_starts_at_a_fixed_epoch_and_moves_only_when_told():
@@ -79,3 +79,27 @@ def test_documented_latencies():
         1.5,
         0.05,
     )
+
+
+def _durations(start: float) -> list[float]:
+    """The simulated instants of a run's worth of calls, as offsets from `start`."""
+    clock = VirtualClock(start)
+    seen = []
+    steps = [LATENCIES.state_transition, LATENCIES.search, 0.1234567, LATENCIES.llm] * 200
+    for n, seconds in enumerate(steps):
+        if n % 7 == 0:
+            clock.gather([lambda: clock.advance(LATENCIES.fetch), lambda: clock.advance(LATENCIES.recognize)])
+        clock.advance(seconds)
+        seen.append(clock.now() - start)
+    return seen
+
+
+@pytest.mark.parametrize("wall", [1_764_067_200.123456, 1_800_000_000.999999, 2_100_000_000.5])
+def test_a_dated_clock_measures_the_same_simulated_durations_as_one_started_at_the_epoch(wall):
+    # Given a run started at a real instant (today, or any day until 2038)
+    start = dated_start(wall)
+
+    # Then its clock starts at that instant (to 1/1024 s) and every simulated duration is the
+    # EPOCH clock's, bit for bit (benchmark figures do not depend on the day)
+    assert wall - 1 / 1024 < start <= wall
+    assert _durations(start) == _durations(EPOCH)

@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 
 from visual_degrees.domain.errors import InvalidInput
-from visual_degrees.sandbox.faults import FaultConfig, FaultInjector
+from visual_degrees_tools.sandbox.faults import FaultConfig, FaultInjector
 
 
 def test_parse_reads_the_cli_form():

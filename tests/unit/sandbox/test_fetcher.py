@@ -8,13 +8,13 @@ import zlib
 import pytest
 
 from visual_degrees.domain.errors import ProviderError, TransientProviderError
-from visual_degrees.sandbox.clock import EPOCH, VirtualClock
-from visual_degrees.sandbox.faults import FaultConfig, FaultInjector
-from visual_degrees.sandbox.fetcher import SandboxImageFetcher
-from visual_degrees.sandbox.photoweb import PhotoWeb
-from visual_degrees.sandbox.recognizer import SandboxRecognizer
-from visual_degrees.sandbox.render import render_page
-from visual_degrees.sandbox.world import parse_world
+from visual_degrees_tools.sandbox.clock import EPOCH, VirtualClock
+from visual_degrees_tools.sandbox.faults import FaultConfig, FaultInjector
+from visual_degrees_tools.sandbox.fetcher import SandboxImageFetcher
+from visual_degrees_tools.sandbox.photoweb import PhotoWeb
+from visual_degrees_tools.sandbox.recognizer import SandboxRecognizer
+from visual_degrees_tools.sandbox.render import render_page
+from visual_degrees_tools.sandbox.world import parse_world
 
 
 def test_fetch_returns_the_synthesised_svg_with_its_hash(default_web):

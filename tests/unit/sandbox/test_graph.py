@@ -3,7 +3,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from visual_degrees.sandbox.graph import Graph
+from visual_degrees_tools.sandbox.graph import Graph
 
 edges = st.lists(st.tuples(st.integers(0, 14), st.integers(0, 14)), max_size=40)
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 from dataclasses import replace
 from itertools import pairwise
 
-from visual_degrees.sandbox import World
-from visual_degrees.sandbox.knowledge import DEFAULT_KNOWLEDGE, Knowledge
+from visual_degrees_tools.sandbox import World
+from visual_degrees_tools.sandbox.knowledge import DEFAULT_KNOWLEDGE, Knowledge
 
 
 def star_world() -> World:

@@ -6,11 +6,11 @@ import pytest
 
 from visual_degrees.domain.errors import ProviderError, UnknownPerson
 from visual_degrees.domain.queries import DISCOVERY_TEMPLATES
-from visual_degrees.sandbox.captions import display_title
-from visual_degrees.sandbox.ground_truth import ground_truth
-from visual_degrees.sandbox.photoweb import BASE_URL, PhotoWeb
-from visual_degrees.sandbox.ranking import ranker_for
-from visual_degrees.sandbox.world import parse_world
+from visual_degrees_tools.sandbox.captions import display_title
+from visual_degrees_tools.sandbox.ground_truth import ground_truth
+from visual_degrees_tools.sandbox.photoweb import BASE_URL, PhotoWeb
+from visual_degrees_tools.sandbox.ranking import ranker_for
+from visual_degrees_tools.sandbox.world import parse_world
 
 
 def snapshot(web: PhotoWeb) -> list[tuple[str, str, tuple[int, ...]]]:
@@ -206,8 +206,8 @@ def test_distances_and_solvability(default_world, default_web):
 
 
 def test_a_web_is_identified_by_its_worlds_content_its_seed_and_its_model():
-    from visual_degrees.sandbox import World
-    from visual_degrees.sandbox.noise import NoiseModel
+    from visual_degrees_tools.sandbox import World
+    from visual_degrees_tools.sandbox.noise import NoiseModel
 
     events = [("Film (2001)", ["Lee, Ann", "Ray, Bob"]), ("Other (2002)", ["Ray, Bob", "Wu, Cat"])]
     one = PhotoWeb(World.from_events(events, source="a.txt"), 0)

@@ -6,10 +6,10 @@ import pytest
 
 from visual_degrees.domain.errors import TransientProviderError
 from visual_degrees.domain.planning import CandidateSummary, PlannerContext, validate_reply
-from visual_degrees.sandbox.clock import EPOCH, VirtualClock
-from visual_degrees.sandbox.faults import FaultConfig, FaultInjector
-from visual_degrees.sandbox.planner import SimulatedPlanner
-from visual_degrees.sandbox.world import World
+from visual_degrees_tools.sandbox.clock import EPOCH, VirtualClock
+from visual_degrees_tools.sandbox.faults import FaultConfig, FaultInjector
+from visual_degrees_tools.sandbox.planner import SimulatedPlanner
+from visual_degrees_tools.sandbox.world import World
 
 
 def contexts(world: World, count: int, seed: int = 0) -> list[PlannerContext]:

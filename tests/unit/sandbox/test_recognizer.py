@@ -9,16 +9,16 @@ import pytest
 
 from visual_degrees.domain.errors import ProviderError, TransientProviderError
 from visual_degrees.domain.models import FetchedImage
-from visual_degrees.sandbox.captions import Kind
-from visual_degrees.sandbox.clock import EPOCH, VirtualClock
-from visual_degrees.sandbox.faults import FaultConfig, FaultInjector
-from visual_degrees.sandbox.fetcher import SandboxImageFetcher
-from visual_degrees.sandbox.ground_truth import ground_truth
-from visual_degrees.sandbox.layout import HEIGHT, WIDTH
-from visual_degrees.sandbox.noise import DEFAULT_NOISE
-from visual_degrees.sandbox.photoweb import PhotoWeb
-from visual_degrees.sandbox.recognizer import SandboxRecognizer
-from visual_degrees.sandbox.world import World
+from visual_degrees_tools.sandbox.captions import Kind
+from visual_degrees_tools.sandbox.clock import EPOCH, VirtualClock
+from visual_degrees_tools.sandbox.faults import FaultConfig, FaultInjector
+from visual_degrees_tools.sandbox.fetcher import SandboxImageFetcher
+from visual_degrees_tools.sandbox.ground_truth import ground_truth
+from visual_degrees_tools.sandbox.layout import HEIGHT, WIDTH
+from visual_degrees_tools.sandbox.noise import DEFAULT_NOISE
+from visual_degrees_tools.sandbox.photoweb import PhotoWeb
+from visual_degrees_tools.sandbox.recognizer import SandboxRecognizer
+from visual_degrees_tools.sandbox.world import World
 
 
 @pytest.fixture(scope="module")

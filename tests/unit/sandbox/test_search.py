@@ -4,12 +4,12 @@ import pytest
 
 from visual_degrees.domain.errors import InvalidInput, TransientProviderError
 from visual_degrees.domain.queries import DISCOVERY_TEMPLATES, event_query, pair_query
-from visual_degrees.sandbox.captions import Kind
-from visual_degrees.sandbox.clock import EPOCH, VirtualClock
-from visual_degrees.sandbox.faults import FaultConfig, FaultInjector
-from visual_degrees.sandbox.photoweb import PhotoWeb
-from visual_degrees.sandbox.search import SandboxImageSearch, query_words
-from visual_degrees.sandbox.world import parse_world
+from visual_degrees_tools.sandbox.captions import Kind
+from visual_degrees_tools.sandbox.clock import EPOCH, VirtualClock
+from visual_degrees_tools.sandbox.faults import FaultConfig, FaultInjector
+from visual_degrees_tools.sandbox.photoweb import PhotoWeb
+from visual_degrees_tools.sandbox.search import SandboxImageSearch, query_words
+from visual_degrees_tools.sandbox.world import parse_world
 
 
 @pytest.fixture(scope="module")

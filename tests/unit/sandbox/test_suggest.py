@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from visual_degrees.sandbox.synthetic import EXAMPLE_PAIR
-from visual_degrees.sandbox.world import World
+from visual_degrees_tools.sandbox.synthetic import EXAMPLE_PAIR
+from visual_degrees_tools.sandbox.world import World
 
 EVENTS = [
     ("Footloose (1984)", ["Bacon, Kevin (I)", "Singer, Lori", "Lithgow, John"]),
@@ -86,6 +86,48 @@ def test_a_world_without_two_events_in_a_row_has_no_example() -> None:
 
 
 def test_the_bundled_world_offers_the_documented_pair(default_web) -> None:
-    from visual_degrees.local.world_info import example_pair
+    from visual_degrees_tools.local.world_info import example_pair
 
     assert example_pair(default_web) == EXAMPLE_PAIR
+
+
+# "Did you mean" calibration: what was typed, the name it is measured against, rapidfuzz's
+# similarity of the two (the index's own score), and whether it is offered. Real typos of a name
+# the world has are corrected; another person whose name merely looks alike is not.
+CALIBRATION = [
+    # typed            a name in the world      score  offered
+    ("Kevin Bacn", "Kevin Bacon", 95.2, True),
+    ("Ann Hathway", "Anne Hathaway", 91.7, True),
+    ("Kevn Bcon", "Kevin Bacon", 90.0, True),
+    ("merly strep", "Meryl Streep", 87.0, True),
+    ("Jon Travolta", "John Travolta", 96.0, True),
+    ("Tom Hnks", "Tom Hanks", 94.1, True),
+    ("Meryl Streep", "Mary Treen", 72.7, False),
+    ("Morgan Freeman", "Frank Morgan", 84.6, False),  # the words swapped, still someone else
+    ("Samuel Jackson", "Sammy Jackson", 81.5, False),
+    ("Robert DeNiro", "Robert Adler", 80.0, False),
+    ("Nicole Kidman", "Kim Nicholas", 72.0, False),
+]
+
+
+@pytest.mark.parametrize(("typed", "name", "score", "offered"), CALIBRATION)
+def test_did_you_mean_offers_real_typos_and_not_far_names(typed, name, score, offered) -> None:
+    # Given a world in which `name` is the closest to what was typed
+    world = World.from_events([("A Film (2000)", [_world_spelling(name), "Nobody, Else"])])
+    assert world.name_index().scored(typed, limit=1) == [(name, pytest.approx(score, abs=0.05))]
+
+    # Then it is offered exactly when it is a typo of that name
+    assert world.suggest(typed) == ([name] if offered else [])
+
+
+def _world_spelling(name: str) -> str:
+    first, last = name.rsplit(" ", 1)
+    return f"{last}, {first}"
+
+
+def test_the_floor_sits_between_the_typos_and_the_far_names() -> None:
+    from visual_degrees_tools.sandbox.suggest import DID_YOU_MEAN_FLOOR
+
+    typos = [score for *_, score, offered in CALIBRATION if offered]
+    far = [score for *_, score, offered in CALIBRATION if not offered]
+    assert max(far) < DID_YOU_MEAN_FLOOR <= min(typos)

@@ -3,8 +3,8 @@ from __future__ import annotations
 import json
 from collections import Counter
 
-from visual_degrees.sandbox.ground_truth import ground_truth
-from visual_degrees.sandbox.synthetic import (
+from visual_degrees_tools.sandbox.ground_truth import ground_truth
+from visual_degrees_tools.sandbox.synthetic import (
     DEFAULT_SEED,
     EXAMPLE_PAIR,
     FAR_PAIR,

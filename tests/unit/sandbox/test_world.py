@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from visual_degrees.domain.errors import WorldFileError
-from visual_degrees.sandbox.world import World, load_world, parse_world
+from visual_degrees_tools.sandbox.world import World, load_world, parse_world
 
 
 def write(tmp_path: Path, text: str, name: str = "world.txt") -> Path:
@@ -121,6 +121,7 @@ def test_celebrity_ids_depend_only_on_the_person(tmp_path):
         ("A (2000)/X, Y\nB (2001)/!!!\n", "line 2: '!!!' has no letters or digits"),
         ('{"title": "A", "people": ["X"]}\n{"title": "B", "people": ["Y"\n', "line 2: malformed JSON"),
         ('{"title": "A", "people": ["X"]}\n[1, 2]\n', "line 2: expected an object"),
+        ('{"title": "A", "people": ' + "[" * 100_000 + "\n", "line 1: malformed JSON (nested too deep)"),
         ('{"title": "A", "people": []}\n', "line 1: people: Value error, must name at least one person"),
         ('{"title": "A", "people": "X"}\n', "line 1: people"),
         ('{"title": 7, "people": ["X"]}\n', "line 1: title"),

@@ -1,8 +1,8 @@
 import threading
 
 from tests.support.fakes import ListSink
-from visual_degrees.adapters.local.sqlite_memory import SqliteMemory
 from visual_degrees.services.event_log import EventLog
+from visual_degrees_tools.adapters.sqlite_memory import SqliteMemory
 
 
 def test_seq_starts_at_one_and_has_no_gaps():

@@ -13,7 +13,6 @@ from tests.support.fakes import FakeWeb, ListSink, ManualClock
 from tests.support.planner_cases import HOSTILE, ROUTE, obedient_connect_answer, plan_json, planner_context
 from visual_degrees.adapters.live.http_retry import RetryPolicy
 from visual_degrees.adapters.live.planner_openai import OpenAICompatiblePlanner
-from visual_degrees.adapters.local.sqlite_memory import SqliteMemory
 from visual_degrees.domain.errors import ProviderError
 from visual_degrees.domain.models import Person, RunOptions, RunState
 from visual_degrees.ports import Planner, Providers
@@ -23,6 +22,7 @@ from visual_degrees.services.context import StepContext
 from visual_degrees.services.leads import LeadBook
 from visual_degrees.services.scope import RunScope
 from visual_degrees.services.selection import choose_plan
+from visual_degrees_tools.adapters.sqlite_memory import SqliteMemory
 
 PROSE = "Gary Sinise worked with both of them, on Apollo 13 and on Forrest Gump."
 

@@ -1,9 +1,9 @@
 import json
 
 from tests.support.fakes import face
-from visual_degrees.adapters.local.sqlite_memory import SqliteMemory
 from visual_degrees.domain.models import Evidence, Person
 from visual_degrees.services.run_memory import MAX_EVIDENCE_PER_CANDIDATE, RunMemory
+from visual_degrees_tools.adapters.sqlite_memory import SqliteMemory
 
 
 def test_thousands_of_images_keep_every_item_small_and_every_count_right():
@@ -51,9 +51,9 @@ def test_journalled_decisions_are_replayed_not_recomputed():
 
 
 def test_shared_memory_of_one_photo_web_is_invisible_to_another():
-    from visual_degrees.adapters.local.sqlite_memory import SqliteMemory
     from visual_degrees.domain.models import Edge, Evidence, Face, ImageHit
     from visual_degrees.services.run_memory import SharedMemory
+    from visual_degrees_tools.adapters.sqlite_memory import SqliteMemory
 
     store = SqliteMemory(":memory:")
     here, there = SharedMemory(store, "sandbox-1"), SharedMemory(store, "sandbox-2")

@@ -21,3 +21,13 @@ DEFAULT_BEDROCK_MODEL = "amazon.nova-lite-v1:0"
 DEFAULT_OPENAI_RESPONSE_FORMAT: Final = "json_schema"
 REKOGNITION_MAX_IMAGE_BYTES = 5 * 1024 * 1024  # RecognizeCelebrities limit for image bytes
 REKOGNITION_MIN_SIDE = 80
+
+# Each provider's documented default quota: the rates the shared limiter paces every run's calls at
+# unless VD_SEARCH_RPS / VD_RECOGNITION_RPS / VD_LLM_RPS say otherwise (sources: docs/operators.md).
+BRAVE_SEARCH_RPS = 50.0  # Brave Search API, Search plan: 50 requests a second
+GOOGLE_SEARCH_RPS = 1.0  # Google documents a daily cap (10,000 queries), no rate: one a second
+# RecognizeCelebrities, transactions a second per account: 50 in these regions, 5 in every other.
+REKOGNITION_RPS = 5.0
+REKOGNITION_RPS_BY_REGION = {"us-east-1": 50.0, "us-west-2": 50.0, "eu-west-1": 50.0}
+LLM_RPS = 16.0  # Gemini Tier 1 (a billed project): 1,000 requests a minute for Flash models
+CLIENT_RATE_SHARE = 0.25  # the most of each provider's rate one client's runs may take

@@ -3,6 +3,9 @@
 A call retried here is still one call for the budget (the caller reserved it once). When the
 provider asks us to wait longer than we are willing to (`max_delay`), we stop at once and raise
 TransientProviderError: the state machine's own Retry is the better place to wait that long.
+A call that ends on the provider's rate limit raises ProviderThrottled instead (not billed); with
+`retry_throttled=False` it does so at the first throttled answer, for a caller that paces its calls
+through a shared limiter and retries them there (adapters/pacing.py).
 """
 
 from __future__ import annotations
@@ -17,18 +20,32 @@ from typing import Any, TypeVar
 import httpx
 from pydantic import SecretStr
 
-from visual_degrees.domain.errors import ConfigurationError, ProviderError, TransientProviderError
+from visual_degrees.domain.errors import (
+    ConfigurationError,
+    ProviderError,
+    ProviderThrottled,
+    TransientProviderError,
+)
 
 T = TypeVar("T")
 
 
 class RetryableFailure(Exception):
-    """Raised by an attempt that may succeed if repeated; `retry_after` is the provider's hint."""
+    """Raised by an attempt that may succeed if repeated; `retry_after` is the provider's hint;
+    `throttled`: the provider refused it for its rate limit (a call it does not bill)."""
 
-    def __init__(self, message: str, retry_after: float | None = None) -> None:
+    def __init__(self, message: str, retry_after: float | None = None, *, throttled: bool = False) -> None:
         super().__init__(message)
         self.message = message
         self.retry_after = retry_after
+        self.throttled = throttled
+
+    def give_up(self, what: str, why: str) -> TransientProviderError:
+        """The error the caller sees once this failure is retried no more."""
+        message = f"{what}: {self.message} ({why})"
+        if self.throttled:
+            return ProviderThrottled(message, self.retry_after)
+        return TransientProviderError(message)
 
 
 @dataclass(frozen=True)
@@ -38,6 +55,7 @@ class RetryPolicy:
     max_delay: float = 8.0
     sleep: Callable[[float], None] = field(default=time.sleep, repr=False, compare=False)
     rng: Callable[[], float] = field(default=random.random, repr=False, compare=False)
+    retry_throttled: bool = True  # False: a throttled answer is the caller's to retry (pacing)
 
     def __post_init__(self) -> None:
         if self.max_attempts < 1:
@@ -58,13 +76,11 @@ class RetryPolicy:
                 return attempt()
             except RetryableFailure as failure:
                 if number == self.max_attempts:
-                    raise TransientProviderError(
-                        f"{what}: {failure.message} (gave up after {number} attempts)"
-                    ) from None
+                    raise failure.give_up(what, f"gave up after {number} attempts") from None
+                if failure.throttled and not self.retry_throttled:
+                    raise failure.give_up(what, "throttled") from None
                 if failure.retry_after is not None and failure.retry_after > self.max_delay:
-                    raise TransientProviderError(
-                        f"{what}: {failure.message} (asked to wait {failure.retry_after:.0f} s)"
-                    ) from None
+                    raise failure.give_up(what, f"asked to wait {failure.retry_after:.0f} s") from None
                 delay = failure.retry_after if failure.retry_after is not None else self.backoff(number)
                 self.sleep(max(0.0, delay))
         raise AssertionError("unreachable")  # pragma: no cover - the loop always returns or raises
@@ -93,6 +109,17 @@ def parse_retry_after(value: str | None, *, now: Callable[[], float] = time.time
 
 
 RETRYABLE_STATUS = frozenset({408, 429, 500, 502, 503, 504})
+THROTTLED_STATUS = 429
+
+
+def retryable_status(response: httpx.Response) -> RetryableFailure:
+    """A retryable HTTP answer (RETRYABLE_STATUS) with its Retry-After; a 429 is a throttled one."""
+    status = response.status_code
+    return RetryableFailure(
+        f"HTTP {status}",
+        parse_retry_after(response.headers.get("retry-after")),
+        throttled=status == THROTTLED_STATUS,
+    )
 
 
 # ---- one JSON-over-HTTP call with the retry policy and the shared error mapping ---------------
@@ -137,7 +164,7 @@ def request_json(
         if status in (401, 403):
             raise ConfigurationError(f"{what}: credentials rejected (HTTP {status})")
         if status in RETRYABLE_STATUS:
-            raise RetryableFailure(f"HTTP {status}", parse_retry_after(response.headers.get("retry-after")))
+            raise retryable_status(response)
         raise ProviderError(f"{what}: request rejected (HTTP {status})")
 
     return policy.run(attempt, what=what)
@@ -170,6 +197,17 @@ class JsonApi:
         return self._key.get_secret_value().strip() if self._key is not None else ""
 
 
+# AWS error codes that mean "over your rate": the call was refused, not served (nor billed).
+AWS_THROTTLING = frozenset(
+    {
+        "ThrottlingException",
+        "ProvisionedThroughputExceededException",
+        "TooManyRequestsException",
+        "ThrottledException",
+    }
+)
+
+
 def aws_call(
     call: Callable[[], dict[str, Any]],
     *,
@@ -180,9 +218,10 @@ def aws_call(
     rejected: str,
 ) -> dict[str, Any]:
     """One boto3 call, its failures sorted as every adapter's retry loop expects: transient codes
-    and lost connections retry (RetryableFailure); `configuration` codes and missing credentials or
-    region are ConfigurationError ("{service} refused {refused}"); anything else is ProviderError
-    ("{service} rejected {rejected}"). Messages carry the AWS error code only, never AWS's message."""
+    and lost connections retry (RetryableFailure, throttled for AWS_THROTTLING codes);
+    `configuration` codes and missing credentials or region are ConfigurationError ("{service}
+    refused {refused}"); anything else is ProviderError ("{service} rejected {rejected}"). Messages
+    carry the AWS error code only, never AWS's message."""
     from botocore.exceptions import (
         BotoCoreError,
         ClientError,
@@ -198,7 +237,7 @@ def aws_call(
     except ClientError as exc:
         code = str(exc.response.get("Error", {}).get("Code", "Unknown"))
         if code in transient:
-            raise RetryableFailure(code) from None
+            raise RetryableFailure(code, throttled=code in AWS_THROTTLING) from None
         if code in configuration:
             raise ConfigurationError(f"{service} refused {refused.format(code=code)}") from None
         raise ProviderError(f"{service} rejected {rejected} ({code})") from None

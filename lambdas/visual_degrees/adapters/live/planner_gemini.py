@@ -18,6 +18,7 @@ from visual_degrees.adapters.live.defaults import DEFAULT_GEMINI_MODEL
 from visual_degrees.adapters.live.http_retry import (
     DEFAULT_RETRY,
     RETRYABLE_STATUS,
+    THROTTLED_STATUS,
     RetryableFailure,
     RetryPolicy,
     parse_retry_after,
@@ -160,7 +161,9 @@ def _mapped(exc: Any, model: str) -> Exception:
     if code == 404:
         return ConfigurationError(f"Gemini model {model!r} not found (HTTP 404): check VD_GEMINI_MODEL")
     if code in RETRYABLE_STATUS:
-        return RetryableFailure(f"HTTP {code} {status}".strip(), _retry_hint(exc))
+        return RetryableFailure(
+            f"HTTP {code} {status}".strip(), _retry_hint(exc), throttled=code == THROTTLED_STATUS
+        )
     return ProviderError(f"Gemini refused the request (HTTP {code} {status})")
 
 

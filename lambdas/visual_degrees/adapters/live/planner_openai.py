@@ -38,10 +38,9 @@ from visual_degrees.adapters.live.defaults import DEFAULT_OPENAI_RESPONSE_FORMAT
 from visual_degrees.adapters.live.http_retry import (
     DEFAULT_RETRY,
     RETRYABLE_STATUS,
-    RetryableFailure,
     RetryPolicy,
-    parse_retry_after,
     request_json,
+    retryable_status,
 )
 from visual_degrees.adapters.live.planner_prompt import (
     PlannerPrompt,
@@ -252,7 +251,7 @@ class ChatEndpoint:
                 f"{BASE_URL_VARIABLE} (it usually ends in /v1)"
             )
         if status in RETRYABLE_STATUS:
-            return RetryableFailure(f"HTTP {status}", parse_retry_after(response.headers.get("retry-after")))
+            return retryable_status(response)
         code = _error_code(response)
         return ProviderError(f"{self.what} refused the request (HTTP {status}{f' {code}' if code else ''})")
 

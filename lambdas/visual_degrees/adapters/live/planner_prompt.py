@@ -380,23 +380,32 @@ def _json_text(value: Any) -> str:
 
 _SCAN_CHARS = 64 * 1024  # a reply is at most a few thousand characters; never scan a runaway one
 _SCAN_STARTS = 200  # "{" positions tried, so prose full of braces stays cheap
+# Characters that failed attempts may read in all: a few passes over the text. Each attempt from a
+# "{" may read to the text's end (a string that never closes), so without it 200 attempts would read
+# the text 200 times.
+_SCAN_WORK = 4 * _SCAN_CHARS
+_UNTERMINATED = "Unterminated string"  # the one error the parser reports where the string starts
 
 
 def json_objects(text: str) -> Iterator[dict[str, Any]]:
-    """The JSON objects embedded in `text`, outermost only, in order of appearance."""
+    """The JSON objects embedded in `text`, outermost only, in order of appearance; within a bounded
+    amount of reading, so any text is read in linear time."""
     decoder = json.JSONDecoder()
     body = text[:_SCAN_CHARS]
-    position, starts = 0, 0
-    while starts < _SCAN_STARTS:
+    position, starts, work = 0, 0, 0
+    while starts < _SCAN_STARTS and work <= _SCAN_WORK:
         start = body.find("{", position)
         if start < 0:
             return
         starts += 1
         try:
             value, end = decoder.raw_decode(body, start)
-        except json.JSONDecodeError:
+        except json.JSONDecodeError as exc:
+            work += (len(body) if exc.msg.startswith(_UNTERMINATED) else exc.pos) - start
             position = start + 1
             continue
+        except RecursionError:
+            return  # nested past the parser's stack: no planner answers like that
         if isinstance(value, dict):
             yield value
         position = end

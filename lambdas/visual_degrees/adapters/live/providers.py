@@ -10,6 +10,13 @@ from typing import Any
 
 import httpx
 
+from visual_degrees.adapters.live.defaults import (
+    BRAVE_SEARCH_RPS,
+    GOOGLE_SEARCH_RPS,
+    LLM_RPS,
+    REKOGNITION_RPS,
+    REKOGNITION_RPS_BY_REGION,
+)
 from visual_degrees.adapters.live.http_retry import RetryPolicy
 from visual_degrees.adapters.live.image_convert import ImageLimits
 from visual_degrees.adapters.live.image_fetcher import FetchLimits, SafeImageFetcher
@@ -21,6 +28,7 @@ from visual_degrees.adapters.live.planner_router import LivePlanner, PlannerRout
 from visual_degrees.adapters.live.rekognition import RekognitionRecognizer
 from visual_degrees.adapters.live.search_brave import BraveImageSearch
 from visual_degrees.adapters.live.search_google import GoogleImageSearch
+from visual_degrees.adapters.rate_limiter import Rates
 from visual_degrees.config import Settings
 from visual_degrees.domain.errors import ConfigurationError
 from visual_degrees.ports import ImageSearch, Planner, Providers
@@ -28,15 +36,34 @@ from visual_degrees.ports import ImageSearch, Planner, Providers
 logger = logging.getLogger(__name__)
 
 
-def retry_policy(settings: Settings) -> RetryPolicy:
+def retry_policy(settings: Settings, *, paced: bool = False) -> RetryPolicy:
+    """The adapters' retries; `paced`: a throttled answer is the pacer's to retry, on a new slot."""
     return RetryPolicy(
         max_attempts=settings.retry_attempts,
         base_delay=settings.retry_base_delay,
         max_delay=settings.retry_max_delay,
+        retry_throttled=not paced,
     )
 
 
-def build_search(settings: Settings, *, http_client: httpx.Client | None = None) -> ImageSearch:
+def pacing_rates(settings: Settings, region: str | None = None) -> Rates:
+    """The rates the shared limiter paces at: the settings', else each provider's documented default
+    quota (Rekognition's depends on the region: the recogniser's, else `region`)."""
+    engine_rps = GOOGLE_SEARCH_RPS if settings.search_engine == "google" else BRAVE_SEARCH_RPS
+    where = settings.rekognition_region or region or ""
+    return Rates(
+        per_second={
+            "search": settings.search_rps or engine_rps,
+            "recognition": settings.recognition_rps or REKOGNITION_RPS_BY_REGION.get(where, REKOGNITION_RPS),
+            "llm": settings.llm_rps or LLM_RPS,
+        },
+        client_share=settings.client_rate_share,
+    )
+
+
+def build_search(
+    settings: Settings, *, http_client: httpx.Client | None = None, paced: bool = False
+) -> ImageSearch:
     missing = settings.missing_for_search()
     if missing:
         raise ConfigurationError(
@@ -51,7 +78,7 @@ def build_search(settings: Settings, *, http_client: httpx.Client | None = None)
             safe=settings.google_safe,
             client=http_client,
             timeout=timeout,
-            retry=retry_policy(settings),
+            retry=retry_policy(settings, paced=paced),
         )
     return BraveImageSearch(
         settings.brave_api_key,
@@ -59,7 +86,7 @@ def build_search(settings: Settings, *, http_client: httpx.Client | None = None)
         safesearch=settings.brave_safesearch,
         client=http_client,
         timeout=timeout,
-        retry=retry_policy(settings),
+        retry=retry_policy(settings, paced=paced),
     )
 
 
@@ -86,13 +113,15 @@ def build_fetcher(
     )
 
 
-def build_recognizer(settings: Settings, *, client: Any | None = None) -> RekognitionRecognizer:
+def build_recognizer(
+    settings: Settings, *, client: Any | None = None, paced: bool = False
+) -> RekognitionRecognizer:
     return RekognitionRecognizer(
         client,
         region=settings.rekognition_region,
         connect_timeout=settings.http_connect_timeout,
         read_timeout=settings.http_read_timeout,
-        retry=retry_policy(settings),
+        retry=retry_policy(settings, paced=paced),
     )
 
 
@@ -102,6 +131,7 @@ def build_planner_router(
     genai_client: Any | None = None,
     bedrock_client: Any | None = None,
     openai_http_client: httpx.Client | None = None,
+    paced: bool = False,
 ) -> PlannerRouter:
     def gemini() -> LivePlanner:
         return GeminiPlanner(
@@ -113,7 +143,7 @@ def build_planner_router(
             thinking_level=settings.gemini_thinking_level,
             max_output_tokens=settings.planner_max_output_tokens,
             client=genai_client,
-            retry=retry_policy(settings),
+            retry=retry_policy(settings, paced=paced),
         )
 
     def bedrock() -> LivePlanner:
@@ -123,17 +153,21 @@ def build_planner_router(
             region=settings.bedrock_region,
             timeout_seconds=settings.planner_timeout,
             max_output_tokens=settings.planner_max_output_tokens,
-            retry=retry_policy(settings),
+            retry=retry_policy(settings, paced=paced),
         )
 
     def openai() -> LivePlanner:
-        return build_openai_planner(settings, http_client=openai_http_client)
+        return build_openai_planner(settings, http_client=openai_http_client, paced=paced)
 
     return PlannerRouter({"gemini": gemini, "bedrock": bedrock, "openai": openai}, default=settings.planner)
 
 
 def build_openai_planner(
-    settings: Settings, *, http_client: httpx.Client | None = None, retry: RetryPolicy | None = None
+    settings: Settings,
+    *,
+    http_client: httpx.Client | None = None,
+    retry: RetryPolicy | None = None,
+    paced: bool = False,
 ) -> OpenAICompatiblePlanner:
     """The OpenAI-compatible planner; a missing address or model is a ConfigurationError on first use."""
     return OpenAICompatiblePlanner(
@@ -144,7 +178,7 @@ def build_openai_planner(
         max_output_tokens=settings.planner_max_output_tokens,
         response_format=settings.openai_response_format,
         client=http_client,
-        retry=retry or retry_policy(settings),
+        retry=retry or retry_policy(settings, paced=paced),
     )
 
 
@@ -158,16 +192,19 @@ def build_live_providers(
     genai_client: Any | None = None,
     bedrock_client: Any | None = None,
     openai_http_client: httpx.Client | None = None,
+    paced: bool = False,
 ) -> Providers:
     """Live adapters for `settings`. A missing search key is a ConfigurationError now (no run can
     work without search); a missing planner key only means the fallback plans (planner None,
-    logged once here) instead of failing."""
-    search = build_search(settings, http_client=search_http_client)
+    logged once here) instead of failing. `paced`: each run wraps them with adapters/pacing.py,
+    which retries throttled answers on a new slot (the adapters do not)."""
+    search = build_search(settings, http_client=search_http_client, paced=paced)
     planner: Planner | None = build_planner_router(
         settings,
         genai_client=genai_client,
         bedrock_client=bedrock_client,
         openai_http_client=openai_http_client,
+        paced=paced,
     )
     missing = settings.missing_for_planner()
     if missing and genai_client is None:
@@ -179,6 +216,6 @@ def build_live_providers(
     return Providers(
         search=search,
         fetcher=build_fetcher(settings, resolver=resolver, http_client=fetch_http_client),
-        recognizer=build_recognizer(settings, client=rekognition_client),
+        recognizer=build_recognizer(settings, client=rekognition_client, paced=paced),
         planner=planner,
     )

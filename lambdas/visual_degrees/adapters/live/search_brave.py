@@ -121,7 +121,7 @@ def _interpret_error(response: httpx.Response) -> None:
     if "TOKEN" in code or "SUBSCRIPTION" in code:
         raise ConfigurationError(f"Brave image search: subscription token rejected ({code})")
     if response.status_code == 429:
-        raise RetryableFailure("HTTP 429 (rate limited)", _rate_limit_wait(response))
+        raise RetryableFailure("HTTP 429 (rate limited)", _rate_limit_wait(response), throttled=True)
 
 
 def _error_code(response: httpx.Response) -> str:

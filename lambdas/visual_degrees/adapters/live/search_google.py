@@ -19,8 +19,10 @@ from visual_degrees.adapters.live.http_retry import (
     RetryPolicy,
     request_json,
 )
-from visual_degrees.domain.errors import ConfigurationError, ProviderError, TransientProviderError
+from visual_degrees.domain.errors import ConfigurationError, ProviderError, ProviderThrottled
 from visual_degrees.domain.models import ImageHit
+
+DAILY_RESET_SECONDS = 3600.0  # at least this long until a spent daily quota comes back
 
 MAX_NUM = 10  # the API refuses num > 10
 _KEY_REASONS = {
@@ -118,9 +120,10 @@ def _interpret_error(response: httpx.Response) -> None:
     """Google's error body: {"error": {"code", "message", "status", "errors": [{"reason"}]}}."""
     status_text, reasons, message = _error_details(response)
     if reasons & _DAILY_REASONS or (response.status_code == 429 and "per day" in message):
-        raise TransientProviderError("Google image search: daily quota exhausted")
+        # Refused, so not billed; no retry helps before the quota resets (midnight Pacific time).
+        raise ProviderThrottled("Google image search: daily quota exhausted", retry_after=DAILY_RESET_SECONDS)
     if reasons & _RATE_REASONS and response.status_code in (403, 429):
-        raise RetryableFailure(f"HTTP {response.status_code} (rate limited)")
+        raise RetryableFailure(f"HTTP {response.status_code} (rate limited)", throttled=True)
     if reasons & _KEY_REASONS or "api key not valid" in message:
         raise ConfigurationError("Google image search: API key or engine id rejected")
     if response.status_code == 400 and status_text == "INVALID_ARGUMENT" and "cx" in message:

@@ -1,0 +1,1 @@
+"""Loopback fakes of the providers' wire formats (tests and benchmarks; never deployed)."""
