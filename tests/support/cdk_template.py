@@ -12,20 +12,24 @@ Tests that need the run-memory table in moto build it from here, so they cannot 
 
 The table's properties are also kept on disk, keyed by a hash of everything synthesis reads (infra/,
 the runtime package's code, the state machine, cdk.json, the aws-cdk-lib version), so a test session
-that only needs the table skips the synth unless one of those changed.
+that only needs the table skips the synth unless one of those changed. Whichever process synthesizes
+the app first writes them, under a file lock that the others wait on: parallel workers synthesize
+once between them, not once each.
 """
 
 from __future__ import annotations
 
 import atexit
 import copy
+import fcntl
 import functools
 import hashlib
 import json
 import os
 import shutil
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from importlib.metadata import version
 from pathlib import Path
@@ -33,6 +37,7 @@ from typing import Any
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 SKIP_BUNDLING: dict[str, list[str]] = {"aws:cdk:bundling-stacks": []}
+DEFAULT_APP = json.dumps({})  # the overrides of cdk.json's own context: none
 VALIDATION_REPORT = "validation-report.json"
 
 
@@ -66,8 +71,12 @@ def _synthesize(overrides_json: str) -> Synthesis:
             raise
     template_file = outdir / f"{stack.artifact_id}.template.json"
     report_file = outdir / VALIDATION_REPORT
+    template = json.loads(template_file.read_text(encoding="utf-8"))
+    if overrides_json == DEFAULT_APP:
+        for name, extract in DERIVED.items():
+            _store(name, extract(template))
     return Synthesis(
-        template=json.loads(template_file.read_text(encoding="utf-8")),
+        template=template,
         outdir=outdir,
         stack_name=stack.stack_name,
         validation_report=json.loads(report_file.read_text(encoding="utf-8")) if report_file.exists() else {},
@@ -76,7 +85,10 @@ def _synthesize(overrides_json: str) -> Synthesis:
 
 def synthesis(**overrides: Any) -> Synthesis:
     """The cached synthesis for these context overrides (none: exactly cdk.json's context)."""
-    return _synthesize(json.dumps(overrides, sort_keys=True))
+    if overrides:
+        return _synthesize(json.dumps(overrides, sort_keys=True))
+    with _default_app_lock():
+        return _synthesize(DEFAULT_APP)
 
 
 def synthesized_template(**overrides: Any) -> dict[str, Any]:
@@ -99,17 +111,37 @@ def _inputs_fingerprint() -> str:
     return digest.hexdigest()[:24]
 
 
-def _cached(name: str, extract: Callable[[dict[str, Any]], Any]) -> Any:
-    """`extract(template)`, kept on disk under the inputs' fingerprint (synthesizing only on a miss)."""
-    cached = TABLE_CACHE / f"{name}-{_inputs_fingerprint()}.json"
-    if cached.is_file():
-        return json.loads(cached.read_text(encoding="utf-8"))
-    value = extract(synthesis().template)
+def _cache_file(name: str) -> Path:
+    return TABLE_CACHE / f"{name}-{_inputs_fingerprint()}.json"
+
+
+def _store(name: str, value: Any) -> None:
+    cached = _cache_file(name)
     TABLE_CACHE.mkdir(parents=True, exist_ok=True)
     partial = cached.with_suffix(f".{os.getpid()}.tmp")
     partial.write_text(json.dumps(value), encoding="utf-8")
     partial.replace(cached)  # atomic: a concurrent session reads all of it or nothing
-    return value
+
+
+@contextmanager
+def _default_app_lock() -> Iterator[None]:
+    """Held while this process synthesizes the default app, or looks for what that leaves on disk."""
+    TABLE_CACHE.mkdir(parents=True, exist_ok=True)
+    with (TABLE_CACHE / f"synth-{_inputs_fingerprint()}.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        yield
+
+
+def _cached(name: str) -> Any:
+    """A value derived from the default app's template (DERIVED), read from disk; on a miss, this
+    process synthesizes the app, which stores them all, unless another process already is: then it
+    waits for that one's."""
+    cached = _cache_file(name)
+    if not cached.is_file():
+        with _default_app_lock():
+            if not cached.is_file():
+                _synthesize(DEFAULT_APP)
+    return json.loads(cached.read_text(encoding="utf-8"))
 
 
 def _table_properties(template: dict[str, Any]) -> dict[str, Any]:
@@ -131,9 +163,16 @@ def _environment_names(template: dict[str, Any]) -> dict[str, list[str]]:
     }
 
 
+# What tests outside tests/infrastructure read off the default app, by cache name.
+DERIVED: dict[str, Callable[[dict[str, Any]], Any]] = {
+    "run-table": _table_properties,
+    "function-environments": _environment_names,
+}
+
+
 @functools.cache
 def _run_table() -> dict[str, Any]:
-    properties: dict[str, Any] = _cached("run-table", _table_properties)
+    properties: dict[str, Any] = _cached("run-table")
     return properties
 
 
@@ -141,7 +180,7 @@ def _run_table() -> dict[str, Any]:
 def function_environment_names() -> dict[str, list[str]]:
     """Handler (`visual_degrees.handlers.<module>.handler`) -> the environment variable names its
     deployed function has, so handler tests can run with exactly those."""
-    names: dict[str, list[str]] = _cached("function-environments", _environment_names)
+    names: dict[str, list[str]] = _cached("function-environments")
     return copy.deepcopy(names)
 
 

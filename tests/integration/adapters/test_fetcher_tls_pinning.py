@@ -118,11 +118,12 @@ def test_an_untrusted_certificate_is_refused(https_server: StaticImageServer) ->
 def test_dripping_tls_headers_are_cut_at_the_total_deadline(
     pki: tuple[ssl.SSLContext, ssl.SSLContext],
 ) -> None:
-    # Given an HTTPS peer dripping its headers a byte every 10 ms (3 s of them)
-    head, body = reply(photo_bytes("tls-drip"), padding=300)
+    # Given an HTTPS peer dripping its headers a byte every 10 ms (6 s of them)
+    head, body = reply(photo_bytes("tls-drip"), padding=600)
     with DripServer(head, body, drip="headers", tls=pki[0]) as server:
-        # When fetched by name with a 0.4 s deadline and a 2 s read timeout
-        limits = FetchLimits(read_timeout=2.0, total_timeout=0.4)
+        # When fetched by name with a 1.5 s deadline (the handshake must fit in it, on a loaded
+        # machine too) and a 2 s read timeout
+        limits = FetchLimits(read_timeout=2.0, total_timeout=1.5)
         with pytest.raises(ImageRejected) as caught:
             fetcher(pki[1], limits).fetch(f"https://{NAME}:{server.port}/a.jpg")
         # Then the deadline shut the TLS connection mid-headers

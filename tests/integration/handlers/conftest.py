@@ -32,14 +32,18 @@ from visual_degrees.handlers.wiring import AwsRuntime, using_runtime
 from visual_degrees.lifecycle.runs_api import Caller, RunsApi
 from visual_degrees_tools.local.asl.definition import render_definition
 
+# Every test's clients come from this one session, which keeps the service models it has read: boto3's
+# default session is new in each mock_aws, and read them again for every test (a second a test).
+SESSION = boto3.session.Session(region_name=REGION)
+
 
 @pytest.fixture
 def aws() -> Iterator[Aws]:
     with mock_aws():
-        dynamodb = boto3.client("dynamodb", region_name=REGION)
+        dynamodb = SESSION.client("dynamodb")
         dynamodb.create_table(TableName=TABLE, **run_table_definition())
         dynamodb.update_time_to_live(TableName=TABLE, TimeToLiveSpecification=run_table_ttl())
-        stepfunctions = boto3.client("stepfunctions", region_name=REGION)
+        stepfunctions = SESSION.client("stepfunctions")
         arns = {
             task.substitution: f"arn:aws:lambda:{REGION}:{DEFAULT_ACCOUNT_ID}:function:{task.step}"
             for task in STATE_TASKS
@@ -49,11 +53,11 @@ def aws() -> Iterator[Aws]:
             definition=render_definition(arns),
             roleArn=f"arn:aws:iam::{DEFAULT_ACCOUNT_ID}:role/VisualDegrees-Workflow",
         )["stateMachineArn"]
-        secretsmanager = boto3.client("secretsmanager", region_name=REGION)
+        secretsmanager = SESSION.client("secretsmanager")
         tokens = secretsmanager.create_secret(
             Name="VisualDegrees-ClientTokens", SecretString=json.dumps(CLIENT_TOKENS)
         )
-        management_api = boto3.client("apigatewaymanagementapi", region_name=REGION, endpoint_url=ENDPOINT)
+        management_api = SESSION.client("apigatewaymanagementapi", endpoint_url=ENDPOINT)
         environ = {
             ENV_TABLE_NAME: TABLE,
             ENV_WEBSOCKET_ENDPOINT: ENDPOINT,
