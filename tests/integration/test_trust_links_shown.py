@@ -21,16 +21,7 @@ PAIRS = [(p.a.name, p.b.name) for p in sample_pairs(ENVIRONMENT.web, 24, 5)]
 STRATEGIES = [
     RunOptions(),
     RunOptions(knobs={"caption_leads": False, "planner_matching": False}),
-    pytest.param(
-        RunOptions(strategy="seed"),
-        # Found on the realistic web (Yves Delacroix-Hale → Clio Bellamy, sample seed 5): the seed
-        # strategy announces a crowd shot naming only the pair it verified (Delphine Ingleby — Isidore
-        # Kestrel); its one evidence event per photo is then spent, so a later path_update through
-        # another pair of that photo (Delphine Ingleby — Jasper Thistlewood) shows a link no
-        # evidence event named (search/evidence.py announce). A product bug: strict, so it fails
-        # here the day it is fixed.
-        marks=pytest.mark.xfail(strict=True, reason="seed strategy: a photo's second pair is never shown"),
-    ),
+    RunOptions(strategy="seed"),
 ]
 
 
