@@ -159,7 +159,8 @@ def test_a_run_made_by_the_server_on_a_world_file_is_shown_and_continued_on_that
         "Footloose (1984)/Bacon, Kevin (I)/Lithgow, John\nA Gala (1999)/Lithgow, John/Andrews, Julie (I)\n"
     )
     state = tmp_path / "state"
-    with running_server(state, sandbox=sandbox_environment(world, web="clean")) as srv, WsClient(srv.ws_url) as client:
+    clean = sandbox_environment(world, web="clean")
+    with running_server(state, sandbox=clean) as srv, WsClient(srv.ws_url) as client:
         least = {"searches": 1, "recognitions": 1}
         run_id = client.start("Kevin Bacon", "Julie Andrews", budgets=least)["runId"]
         client.until(is_terminal)
