@@ -5,13 +5,16 @@ A link is two people in one photo; the event says where that was, so a reader ca
 comes from any page on the web, so the event is read by a few narrow shapes, written for no
 particular site, and shown under the rules of all text from outside (domain/shown_text.py): a title
 hiding a link, markup or control characters names no event we show. Shapes read:
-- names, then a place: "A and B at / on / during …", "A attends …", "(L-R) A, B and a guest pose on
-  the red carpet at …" (the place without its preposition; "the red carpet at" and "stage at" go);
+- names, then a place: "A and B at / during …", "A attends …", "(L-R) A, B and a guest pose on
+  the red carpet at …", or the place first, "At the premiere of T (1995): A, B …" (the place without
+  its preposition; "the red carpet at" and "stage at" go). A place starts with an article, a capital
+  or a year, and "on" only as "on the set", "on the red carpet", "on stage": "A at home", "A on why
+  he left" name none;
 - a cast photo: "The cast of T (1995) at its premiere: …" is "the premiere of T (1995)";
 - a film still: "A and B in T (1995)", "Still from T (1995)", "T (1995) film still";
 - a gallery or news page about the event: "T (1995) - Photo Gallery", "Photos: the T red carpet",
-  "X at T: see the photos" (only when what is left holds a year: "X - Pictures and Photos" is a page
-  about a person, not an event).
+  "X at T: see the photos" (only a dated title, or a dated occasion such as "1998 Awards Gala":
+  "X - Pictures and Photos" and "X: 2019 interview" are pages about a person).
 Anything else names no event (None), and the reader is told so in words.
 """
 
@@ -40,8 +43,16 @@ _STILL = re.compile(
     re.IGNORECASE,
 )
 _FILM_STILL = re.compile(r"\b(?:film|movie) still\b", re.IGNORECASE)
-# The words that end a caption's names and start its place. Lower-case only: names are capitalised.
-_PLACE = re.compile(r"(?<=\S)\s(?:at|on|during|attends?|attending|arrive|arrives)\s(?P<rest>.+)$")
+# The words that end a caption's names and start its place (lower-case: names are capitalised), or
+# start the title ("At the premiere of T (1995): A and B"); then something an event starts with: an
+# article, a capital, a year ("A at home", "A on why he left" name no event).
+_NAMED_PLACE = r"(?=(?:the|a|an)\s|[A-Z]|(?:1[89]|20)\d\d\b)"
+_PLACE = re.compile(
+    rf"(?:(?<=\S)\s(?:at|during|attends?|attending)|^(?:At|During))\s{_NAMED_PLACE}(?P<rest>.+)$"
+    r"|(?:(?<=\S)\s(?:on|arrives?(?: at| on)?)|^On)\s(?=the set\b|the red carpet\b|stage\b|(?:the|a|an)\s)"
+    r"(?P<spot>.+)$"
+)
+_AFTER_TITLE = re.compile(r"(?<=\))\s*:\s.*$")  # "…(1995): A, B and others": the names after the event
 _IN_FILM = re.compile(rf"(?<=\S)\sin (?P<t>{_DATED})")
 # What may precede the event itself: a verb, a preposition, a spot at the event.
 _LEAD_IN = re.compile(
@@ -50,6 +61,11 @@ _LEAD_IN = re.compile(
     re.IGNORECASE,
 )
 _YEAR = re.compile(r"\b(?:1[89]|20)\d\d\b")
+_PAGE_EVENT = re.compile(rf"(?:the )?{_DATED}(?: [\w'’-]+){{0,3}}", re.IGNORECASE)
+_OCCASION = re.compile(
+    r"\b(?:gala|awards?|festival|premiere|ceremony|benefit|ball|party|dinner|concert|show|week|fair)\b",
+    re.IGNORECASE,
+)
 
 
 @lru_cache(maxsize=65_536)
@@ -74,14 +90,14 @@ def _event_in(text: str) -> str | None:
     if site and not _YEAR.search(site.group()):  # "… - Fallout (2018)" is a film's title, not a site
         text = text[: site.start()]
     if place := _PLACE.search(text):
-        event = _LEAD_IN.sub("", place["rest"]).strip(" ,;:")
+        event = _LEAD_IN.sub("", _AFTER_TITLE.sub("", place["rest"] or place["spot"])).strip(" ,;:")
         return event or None
     if film := _IN_FILM.search(text):
         return film["t"].strip()
-    # A page about the event itself ("T (1995) - Photo Gallery"): its title is the event when it is
-    # dated; an undated one ("Kevin Bacon - Pictures") is about a person.
+    # A page about the event itself: a dated title ("T (1995) - Photo Gallery", "Photos: the T (1995)
+    # red carpet") or a dated occasion ("1998 Awards Gala"); "Kevin Bacon: 2019 interview" is not one.
     text = text.strip(" ,;:")
-    return text if _YEAR.search(text) else None
+    return text if _PAGE_EVENT.fullmatch(text) or (_OCCASION.search(text) and _YEAR.search(text)) else None
 
 
 def _shown(event: str) -> str | None:

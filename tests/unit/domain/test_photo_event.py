@@ -61,6 +61,10 @@ from visual_degrees.domain.shown_text import shown_text
             "the premiere of Mission: Impossible - Fallout (2018)",
         ),
         ("Kevin Bacon at the 1998 Awards Gala - Getty Images", "the 1998 Awards Gala"),
+        # a caption that starts with the place, the names after a colon
+        ("At the premiere of Balto (1995): A Bee, C Dee and others", "the premiere of Balto (1995)"),
+        ("On the set of Jaws (1975): Roy Scheider and Robert Shaw", "the set of Jaws (1975)"),
+        ("Kevin Bacon at Sundance 2019", "Sundance 2019"),
         # film stills
         ("Kevin Bacon and Tom Hanks in Apollo 13 (1995)", "Apollo 13 (1995)"),
         ("Still from Jaws (1975)", "a still from Jaws (1975)"),
@@ -93,6 +97,11 @@ def test_the_event_a_title_names(title: str, event: str) -> None:
         "Kevin Bacon Photos",
         "Kevin Bacon - Fan Gallery",
         "IMG_20190512_123456.jpg",
+        # news words that read like a place but name no event
+        "Kevin Bacon on why he still dances to Footloose",
+        "Kevin Bacon at home with his family",
+        "Kevin Bacon at 60: the actor looks back",
+        "Kevin Bacon: 2019 interview",
     ],
 )
 def test_a_title_about_a_person_or_nothing_names_no_event(title: str) -> None:
