@@ -140,7 +140,7 @@ def test_a_long_title_gives_an_event_cut_at_a_word_within_the_bound() -> None:
     assert shown_text(event, MAX_EVENT_CHARS) == event
 
 
-def test_a_title_of_thousands_of_anchors_is_read_quickly_and_boundedly() -> None:
+def test_a_title_of_thousands_of_anchors_gives_a_bounded_event() -> None:
     # A page title saying "at the" thousands of times is cut like every stored title, and still
     # gives an event within the bound
     hit = ImageHit(image_url="https://x.invalid/1.jpg", title="A Bee at the " * 5000)
