@@ -292,7 +292,7 @@ def _cited(edge: Any) -> Any:
         return edge
     found = edge.get("evidence")
     evidence: dict[str, Any] = found if isinstance(found, dict) else {}
-    kept = ("imageUrl", "pageUrl", "confidenceA", "confidenceB")
+    kept = ("imageUrl", "pageUrl", "event", "confidenceA", "confidenceB")
     return {
         **{k: edge[k] for k in ("from", "to", "confidence") if k in edge},
         "evidence": {k: evidence[k] for k in kept if k in evidence},

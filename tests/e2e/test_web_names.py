@@ -188,7 +188,7 @@ def test_counted_nouns_agree_on_the_page(tmp_path: Path, page: Any, world: Sandb
         assert page.text_content("#status") == "Found a chain of 1 hop."
         assert page.text_content("#result-message") == "1 hop, proven by a photo of both people."
         summary = page.text_content("#result-summary") or ""
-        assert re.search(r"spent (1 search|\d+ searches), (1 recognition|\d+ recognitions), ", summary)
+        assert re.search(r"Spent (1 search|\d+ searches), (1 recognition|\d+ recognitions), ", summary)
         assert "1 searches" not in summary and "1 LLM calls" not in summary
         assert re.search(
             r"\(1 photo proving 1 link\)|\(\d+ photos proving", page.text_content("#evidence-count")

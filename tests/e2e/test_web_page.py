@@ -96,8 +96,13 @@ def test_a_run_from_the_form_to_the_highlighted_path_survives_a_dropped_connecti
             image = hop.query_selector("img")
             assert image.get_attribute("src").startswith("/photos/")
             assert image.evaluate("img => img.complete && img.naturalWidth > 0")
-        summary = page.text_content("#result-summary")
-        assert as_page_shows(final.data["bottleneckConfidence"]) in summary
+        confidence = page.text_content("#result-confidence") or ""
+        bottleneck = as_page_shows(final.data["bottleneckConfidence"]).removesuffix("%")
+        assert f"Bottleneck {bottleneck}: the least sure link" in confidence
+        assert page.text_content("#result-caveat") == final.data["caveat"]
+        # And every hop names its photo's event, as the final does
+        named = [hop.query_selector(".event").inner_text() for hop in hops]
+        assert named == [f"Event: {edge['evidence']['event']}" for edge in final.data["edges"]]
         # And each photo has exactly one card (the replay added none twice), and every link with
         # evidence, and every link of the path, is listed on the card of a photo that proves it
         cards = page.eval_on_selector_all(

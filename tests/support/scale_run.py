@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from visual_degrees.domain.names import name_key
+from visual_degrees.domain.photo_event import photo_event
 
 PHOTO_HOST = "https://sandbox.visual-degrees.invalid/photos/"
 HOSTILE_NAME = "<img src=x onerror=window.__pwned=1> Quill"
@@ -171,7 +172,13 @@ class _Builder:
     def announce(self, photo: tuple[str, dict[str, float], str], shape: int, later: list[Any]) -> None:
         url, people, title = photo
         self.announced.add(url)
-        base = {"imageUrl": url, "pageUrl": url.removesuffix(".svg"), "title": title, "query": "cast"}
+        base = {
+            "imageUrl": url,
+            "pageUrl": url.removesuffix(".svg"),
+            "title": title,
+            "event": photo_event(title),
+            "query": "cast",
+        }
         keys = list(people)
         pairs = list(itertools.combinations(keys, 2))
         if shape == 1 or len(keys) == 2:  # today's shape: one event per pair

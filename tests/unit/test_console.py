@@ -71,9 +71,42 @@ def test_a_links_event_and_what_was_ruled_out_are_shown_when_the_ending_has_them
         "event Cannes Film Festival 2001",
     ]
     assert "Ruled out:\n  - no 2-hop chain: P0 and P3 share nobody in a photo\n  - a namesake" in text
-    # And without them, neither line appears
+    # And without them, the link says plainly that no event is named, and nothing is ruled out
     plain = summary(final(hops=1, searches=1, llm_calls=0))
-    assert "event " not in plain and "Ruled out" not in plain
+    assert "      event not named by the photo's caption or page\n" in plain and "Ruled out" not in plain
+
+
+def test_a_link_remembered_from_before_events_were_shown_reads_its_event_from_its_title() -> None:
+    # Given a chain kept by an earlier version: evidence with a title and no event
+    event = final(hops=2, searches=1, llm_calls=0)
+    titled = "P0 and P1 at the premiere of Balto (1995)"
+    event.data["edges"][0]["evidence"] = {**event.data["edges"][0]["evidence"], "title": titled}
+    # And a link whose evidence says no event is named
+    event.data["edges"][1]["evidence"] = {**event.data["edges"][1]["evidence"], "event": None, "title": "P1"}
+
+    # Then the first names the event its title gives, the second says none is named
+    events = [line.strip() for line in summary(event).splitlines() if line.strip().startswith("event ")]
+    assert events == ["event the premiere of Balto (1995)", "event not named by the photo's caption or page"]
+
+
+def test_a_chain_explains_its_confidences_and_what_a_photo_shows() -> None:
+    # Given a chain of two links, the second the weaker
+    event = final(hops=2, searches=1, llm_calls=0)
+    event.data["edges"][1]["confidence"] = 85.5
+    event.data |= {"bottleneckConfidence": 85.5, "cumulativeConfidence": 0.7696}
+
+    # Then the summary says what each figure means, and what a photo does not prove
+    lines = summary(event).splitlines()
+    at = lines.index(
+        "Bottleneck 85.5: the least sure link: P1 — P2; a chain is as sure as its weakest photo."
+    )
+    assert lines[at + 1] == (
+        "Cumulative 0.770: how sure every link is at once, taking them as independent (90.0% × 85.5%)."
+    )
+    assert lines[at + 2] == "A photo shows two people in the same place, not a relationship."
+    # And a chain of one link says its one confidence is the whole
+    one = summary(final(hops=1, searches=1, llm_calls=0))
+    assert "Cumulative 0.900: the one link's confidence." in one
 
 
 def test_endings_name_no_codes() -> None:
@@ -103,3 +136,8 @@ def test_event_lines_are_labelled_in_words() -> None:
     assert line("no_path", {"message": "No chain."}) == "[  1] no path     No chain."
     photo = {"people": [{"name": "A", "confidence": 99.0}], "imageUrl": "https://x.invalid/p.svg"}
     assert line("evidence", photo).startswith("[  1] photo       A 99.0%")
+    at_gala = {**photo, "event": "the 1998 Awards Gala"}
+    assert line("evidence", at_gala).endswith(
+        "A 99.0%  (event: the 1998 Awards Gala)  https://x.invalid/p.svg"
+    )
+    assert line("evidence", {**photo, "event": None}).endswith("(no event named)  https://x.invalid/p.svg")

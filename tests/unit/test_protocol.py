@@ -166,6 +166,7 @@ def test_an_oversize_event_keeps_its_seq_and_leaves_out_the_largest_parts_first(
     evidence = {
         "imageUrl": "u",
         "pageUrl": "p",
+        "event": "the premiere of Balto (1995)",
         "confidenceA": 99.0,
         "confidenceB": 91.0,
         "title": "t" * 12_000,
@@ -185,7 +186,7 @@ def test_an_oversize_event_keeps_its_seq_and_leaves_out_the_largest_parts_first(
     # When it is made to fit 10 KB
     small = fit(event, 10_000)
 
-    # Then it is still event 9, the final, with its path and each link's photo; the graph is empty
+    # Then it is still event 9, the final, with its path and each link's photo and event; the graph is empty
     # but counts everything it had, and `truncated` says what was shortened
     assert wire_size(small) <= 10_000
     assert {k: small[k] for k in ("runId", "seq", "type", "ts")} == {
@@ -199,6 +200,7 @@ def test_an_oversize_event_keeps_its_seq_and_leaves_out_the_largest_parts_first(
     assert small["data"]["edges"][0]["evidence"] == {
         "imageUrl": "u",
         "pageUrl": "p",
+        "event": "the premiere of Balto (1995)",
         "confidenceA": 99.0,
         "confidenceB": 91.0,
     }

@@ -17,6 +17,8 @@ from pydantic.alias_generators import to_camel
 
 from visual_degrees.domain.errors import InvalidInput
 from visual_degrees.domain.names import name_key
+from visual_degrees.domain.photo_event import MAX_EVENT_CHARS, photo_event
+from visual_degrees.domain.shown_text import shown_text
 from visual_degrees.domain.strategy import Knobs, Strategy, with_changes
 
 
@@ -90,11 +92,14 @@ class Face(Model):
 
 
 class Evidence(Model):
-    """One photo proving that two people appeared together."""
+    """One photo proving that two people appeared together. `event`: where the photo was taken, as
+    its title names it (domain/photo_event.py); read from the title when not given, so evidence kept
+    before events were shown names one too. None: the title names none."""
 
     image_url: str
     page_url: str = ""
     title: str = ""
+    event: str | None = None
     sha256: str = ""
     query: str = ""
     confidence_a: float
@@ -103,6 +108,18 @@ class Evidence(Model):
     id_b: str = ""
     box_a: BoundingBox | None = None
     box_b: BoundingBox | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _event_from_title(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "event" not in data and isinstance(data.get("title"), str):
+            return {**data, "event": photo_event(data["title"])}
+        return data
+
+    @field_validator("event")
+    @classmethod
+    def _shown(cls, event: str | None) -> str | None:
+        return None if event is None else shown_text(event, MAX_EVENT_CHARS)
 
     @property
     def strength(self) -> float:

@@ -21,6 +21,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from visual_degrees.domain.models import Edge
+from visual_degrees.domain.wording import PHOTO_CAVEAT
 
 
 def edge_id(a: str, b: str) -> str:
@@ -155,8 +156,9 @@ def _size(value: Any) -> int:
 
 
 def final_payload(chain: list[Edge], all_edges: Sequence[Edge], names: dict[str, str]) -> dict[str, Any]:
-    """The `final` event's data: path (display names A..B), edges with evidence, confidences, and the
-    verified graph bounded around the chain (graph_summary)."""
+    """The `final` event's data: path (display names A..B), edges with evidence (each naming its
+    photo's event), confidences, what a link is not (`caveat`), and the verified graph bounded around
+    the chain (graph_summary)."""
     path = [chain[0].name_a] + [e.name_b for e in chain]
     edges = [
         {
@@ -174,5 +176,6 @@ def final_payload(chain: list[Edge], all_edges: Sequence[Edge], names: dict[str,
         "confidenceMap": {f"{e.name_a} — {e.name_b}": round(e.confidence, 2) for e in chain},
         "bottleneckConfidence": round(bottleneck(chain), 2),
         "cumulativeConfidence": round(cumulative(chain), 4),
+        "caveat": PHOTO_CAVEAT,
         "graph": graph_summary(all_edges, names, [e.a for e in chain] + [chain[-1].b]),
     }

@@ -21,3 +21,9 @@ BUDGET_WORDS = {
 def budget_words(name: object) -> str:
     """What a budget counts, in words: budget_words("llmCalls") -> "LLM calls"."""
     return BUDGET_WORDS.get(str(name), str(name))
+
+
+# What every answer says a link is, and is not (`final.caveat`, the CLI, the page).
+PHOTO_CAVEAT = "A photo shows two people in the same place, not a relationship."
+# A link whose photo's caption or page title names no event (domain/photo_event.py) says so.
+NO_EVENT = "not named by the photo's caption or page"

@@ -493,6 +493,7 @@ class RunsApi:
                 "confidence": round(edge.confidence, 2),
                 "imageUrl": ev.image_url,
                 "pageUrl": ev.page_url,
+                "event": ev.event,
             }
             new = {k: {"id": k, "name": n} for k, n in ((edge.a, edge.name_a), (edge.b, edge.name_b))}
             new = {k: node for k, node in new.items() if k not in nodes}
@@ -501,7 +502,7 @@ class RunsApi:
                 more = True
                 break
             if cost > room:  # one link alone too large (absurd URLs): it goes without them
-                del link["imageUrl"], link["pageUrl"]
+                del link["imageUrl"], link["pageUrl"], link["event"]
             nodes.update(new)
             links.append(link)
             room -= cost

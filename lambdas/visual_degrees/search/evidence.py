@@ -104,6 +104,7 @@ def announce_photo(scope: SearchScope, evidence: Evidence, people: dict[str, Fac
         "imageUrl": evidence.image_url,
         "pageUrl": evidence.page_url,
         "title": evidence.title,
+        "event": evidence.event,
         "confidenceA": people[a].confidence,
         "confidenceB": people[b].confidence,
         "confidence": first["confidence"],

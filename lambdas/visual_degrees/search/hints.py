@@ -70,6 +70,7 @@ def report(scope: SearchScope, chain: list[str] | None = None) -> dict[str, Any]
                 "to": edge.name_b,
                 "imageUrl": edge.evidence.image_url,
                 "pageUrl": edge.evidence.page_url,
+                "event": edge.evidence.event,
                 "confidence": round(edge.confidence, 2),
             }
         )

@@ -54,6 +54,8 @@ def chain_payload(scope: SearchScope, keys: list[str]) -> dict[str, Any]:
                 "fromKey": edge.a,
                 "toKey": edge.b,
                 "imageUrl": edge.evidence.image_url,
+                "pageUrl": edge.evidence.page_url,
+                "event": edge.evidence.event,
                 "confidence": round(edge.confidence, 2),
             }
         )

@@ -55,6 +55,8 @@ def test_confidence_math_per_edge_bottleneck_and_cumulative():
     assert payload["cumulativeConfidence"] == pytest.approx(0.72)
     assert payload["edges"][0]["evidence"]["imageUrl"] == "https://img/ax.jpg"
     assert {n["name"] for n in payload["graph"]["nodes"]} == {"Ann", "Xu", "Bo"}
+    # And the answer says what a photo shows, and does not
+    assert payload["caveat"] == "A photo shows two people in the same place, not a relationship."
 
 
 # ---- the bounded graph summary (issue 9.4) --------------------------------------------------------

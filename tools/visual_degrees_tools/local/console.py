@@ -9,7 +9,8 @@ from collections.abc import Callable
 from typing import Any, TextIO
 
 from visual_degrees.domain.models import Budgets, RunEvent, RunOptions
-from visual_degrees.domain.wording import budget_words, plural
+from visual_degrees.domain.photo_event import photo_event
+from visual_degrees.domain.wording import NO_EVENT, PHOTO_CAVEAT, budget_words, plural
 
 # Error codes some messages still name in parentheses, in the words a user reads instead.
 CODE_WORDS = {
@@ -53,7 +54,8 @@ def describe(event: RunEvent) -> str:
             text = str(d.get("message", ""))
         case "evidence" if d.get("people"):  # one photo: everyone recognised in it
             people = ", ".join(f"{p['name']} {_pct(p['confidence'])}" for p in d["people"])
-            text = f"{people}  {d['imageUrl']}"
+            where = link_event(d)
+            text = f"{people}  ({f'event: {where}' if where else 'no event named'})  {d['imageUrl']}"
         case "evidence":
             confidences = f"({_pct(d['confidenceA'])} / {_pct(d['confidenceB'])})"
             text = f"{d['from']} — {d['to']}  {confidences}  {d['imageUrl']}"
@@ -84,14 +86,12 @@ def summary(final: RunEvent, *, simulated: bool = False) -> str:
                 f"  {edge['from']} — {edge['to']}: confidence {edge['confidence']:.1f} "
                 f"({_pct(ev['confidenceA'])} / {_pct(ev['confidenceB'])})"
             )
+            lines.append(f"      event {link_event({**ev, **edge}) or NO_EVENT}")
             lines.append(f"      image {ev['imageUrl']}")
             if ev.get("pageUrl"):
                 lines.append(f"      page  {ev['pageUrl']}")
-            if event := _event_of(edge.get("event") or ev.get("event")):
-                lines.append(f"      event {event}")
-        lines.append(
-            f"Bottleneck {d['bottleneckConfidence']:.1f} · cumulative {d['cumulativeConfidence']:.3f}"
-        )
+        lines += confidence_words(d)
+        lines.append(str(d.get("caveat") or PHOTO_CAVEAT))
     elif final.type == "no_path":
         lines.append(f"No path: {_no_path_message(d)}")
         if len(d.get("partialPath") or []) > 1:
@@ -131,16 +131,34 @@ def _no_path_message(data: dict[str, Any]) -> str:
     return str(data.get("message") or "No chain was proven.")
 
 
-def _event_of(event: object) -> str:
-    """Where a link's photo was taken, however the evidence tells it: a name, or an object naming
-    it (title or name, and a date or year when it has one)."""
-    if isinstance(event, str):
-        return event
-    if not isinstance(event, dict):
-        return ""
-    name = event.get("title") or event.get("name") or ""
-    when = event.get("date") or event.get("year") or ""
-    return f"{name} ({when})" if name and when and str(when) not in str(name) else str(name)
+def link_event(data: dict[str, Any]) -> str | None:
+    """Where a link's photo was taken, as its evidence (or the link) tells it: a name, or an object
+    naming it (title or name, and a date or year when it has one); evidence kept before events were
+    shown has none, and its title is read for one. None: nothing names one."""
+    event = data.get("event")
+    if "event" not in data and isinstance(data.get("title"), str):
+        event = photo_event(data["title"])
+    if isinstance(event, dict):
+        name = event.get("title") or event.get("name") or ""
+        when = event.get("date") or event.get("year") or ""
+        event = f"{name} ({when})" if name and when and str(when) not in str(name) else name
+    return str(event) if event else None
+
+
+def confidence_words(data: dict[str, Any]) -> list[str]:
+    """A chain's bottleneck and cumulative confidence, each with what it means."""
+    edges = [e for e in data.get("edges") or [] if isinstance(e, dict)]
+    bottleneck = float(data["bottleneckConfidence"])
+    weakest = min(edges, key=lambda e: float(e.get("confidence", 100)), default=None)
+    which = f": {weakest['from']} — {weakest['to']}" if weakest and len(edges) > 1 else ""
+    product = " × ".join(_pct(e["confidence"]) for e in edges)
+    return [
+        f"Bottleneck {bottleneck:.1f}: the least sure link{which}; a chain is as sure as its weakest photo.",
+        f"Cumulative {float(data['cumulativeConfidence']):.3f}: how sure every link is at once, taking "
+        f"them as independent ({product})."
+        if len(edges) > 1
+        else f"Cumulative {float(data['cumulativeConfidence']):.3f}: the one link's confidence.",
+    ]
 
 
 def _ruled_out(ruled: object) -> list[str]:

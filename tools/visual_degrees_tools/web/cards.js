@@ -3,6 +3,7 @@
 import { $, el, photoUrl, sourceLink, thumbnail } from "./dom.js";
 import { number, pct, plural } from "./format.js";
 import { page } from "./state.js";
+import { eventWords } from "./words.js";
 
 const PEOPLE_SHOWN = 4; // names listed on a card before "+N more"
 
@@ -66,14 +67,15 @@ function renderCard(photo, onPathKeys) {
     });
     body.append(more);
   }
+  appendEvent(body, photo.event);
   if (photo.title) {
     const caption = el("p", "caption", photo.title);
     caption.title = photo.title;
     body.append(caption);
   }
   const meta = el("p", "card-meta", `${photo.links.size} ${photo.links.size === 1 ? "link" : "links"}`);
-  const source = photoUrl(photo.pageUrl) || photoUrl(photo.imageUrl);
-  if (source) meta.append(" · ", sourceLink(source));
+  const source = pageLink(photo.pageUrl, photo.imageUrl);
+  if (source) meta.append(" · ", source);
   body.append(meta);
   article.replaceChildren(...(photo.thumb ? [photo.thumb] : []), body);
 }
@@ -94,17 +96,32 @@ export function hopCard(edge) {
   const list = el("ul", "people");
   list.append(person(edge.from, number(ev.confidenceA), null, false), person(edge.to, number(ev.confidenceB), null, false));
   body.append(list);
+  appendEvent(body, ev.event);
   if (ev.title) {
     const caption = el("p", "caption", ev.title);
     caption.title = ev.title;
     body.append(caption);
   }
-  const source = photoUrl(ev.pageUrl) || photoUrl(ev.imageUrl);
+  const source = pageLink(ev.pageUrl, ev.imageUrl);
   if (source) {
     const meta = el("p", "card-meta");
-    meta.append(sourceLink(source));
+    meta.append(source);
     body.append(meta);
   }
   article.replaceChildren(...(thumb ? [thumb] : []), body);
   return article;
+}
+
+// The event a photo comes from, in full (never clamped: it is what a link is about; text only).
+function appendEvent(body, event) {
+  const words = eventWords(event);
+  if (words) body.append(el("p", event ? "event" : "event none", words));
+}
+
+// A link to the page the photo was found on (or to the image, when the page is not known).
+export function pageLink(pageUrl, imageUrl) {
+  const page = photoUrl(pageUrl);
+  if (page) return sourceLink(page, "the photo's page");
+  const image = photoUrl(imageUrl);
+  return image ? sourceLink(image, "the photo") : null;
 }

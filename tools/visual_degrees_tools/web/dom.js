@@ -63,8 +63,8 @@ export function thumbnail(imageUrl, pageUrl, alt, eager) {
   return link;
 }
 
-export function sourceLink(href) {
-  const link = el("a", "source", "source");
+export function sourceLink(href, label = "source") {
+  const link = el("a", "source", label);
   link.href = href;
   link.target = "_blank";
   link.rel = "noopener noreferrer";

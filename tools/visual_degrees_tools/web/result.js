@@ -1,10 +1,10 @@
 // The end of a run: the path hop by hop with its photos and confidences, or why there is none, how far
 // each side got, what was spent, what became of a hint, and what the user can do next (words.js).
-import { hopCard } from "./cards.js";
-import { $, el, photoUrl, setStatus, sourceLink } from "./dom.js";
+import { hopCard, pageLink } from "./cards.js";
+import { $, el, setStatus } from "./dom.js";
 import { pct, plural, segmentsText, usage } from "./format.js";
 import { page } from "./state.js";
-import { ending } from "./words.js";
+import { PHOTO_CAVEAT, confidenceWords, ending, eventWords } from "./words.js";
 
 const OUTCOME = { no_path: "no-path", cancelled: "cancelled", error: "failed" };
 
@@ -31,9 +31,8 @@ export function showFinal(data) {
     view.addEvidence({ ...ev, from: edge.from, to: edge.to, confidence: edge.confidence });
     view.cite(view.keyOf(edge.from), view.keyOf(edge.to), ev.imageUrl);
   }
-  $("result-summary").textContent =
-    `Bottleneck confidence ${pct(data.bottleneckConfidence)} · cumulative ${(Number(data.cumulativeConfidence) * 100).toFixed(1)}%` +
-    usage(data.usage) + segmentsText(data);
+  showConfidence(confidenceWords(data), String(data.caveat || PHOTO_CAVEAT));
+  $("result-summary").textContent = (usage(data.usage) + segmentsText(data)).replace(/^ · spent/, "Spent");
   showHint(data.hint);
   result.hidden = false;
   setStatus(`Found a chain of ${plural(data.hops, "hop", "hops")}.`);
@@ -51,6 +50,7 @@ export function showEnd(type, data, offered) {
   $("result-message").textContent = said.what;
   $("result-next").textContent = said.next;
   $("path").replaceChildren();
+  showConfidence([], null);
   const reached = view.addPartialPaths(data);
   $("result-summary").textContent =
     (reached.length ? `Got as far as: ${reached.join("; and from the other side: ")}.` : "") + usage(data.usage) +
@@ -79,11 +79,22 @@ export function showHint(hint) {
   line.textContent = `Your hint, ${String(hint.name || "")}: ${String(hint.message || (hint.confirmed ? "confirmed" : "not confirmed"))}`;
   for (const link of Array.isArray(hint.links) ? hint.links : []) {
     if (!link || typeof link !== "object") continue;
-    const item = el("li", null, `${link.from} — ${link.to} · ${pct(link.confidence)}`);
-    const source = photoUrl(link.pageUrl) || photoUrl(link.imageUrl);
-    if (source) item.append(sourceLink(source));
+    const event = eventWords(link.event);
+    const item = el("li", null, `${link.from} — ${link.to} · ${pct(link.confidence)}${event ? ` · ${event}` : ""} `);
+    const source = pageLink(link.pageUrl, link.imageUrl);
+    if (source) item.append(source);
     list.append(item);
   }
   line.hidden = false;
   list.hidden = list.children.length === 0;
+}
+
+// The chain's confidences in words, and what a photo proves and does not (none without a chain).
+function showConfidence(lines, caveat) {
+  const list = $("result-confidence");
+  list.replaceChildren(...lines.map((line) => el("li", null, line)));
+  list.hidden = lines.length === 0;
+  const said = $("result-caveat");
+  said.textContent = caveat || "";
+  said.hidden = !caveat;
 }

@@ -82,13 +82,15 @@ export class RunView {
     let photo = this.photos.get(id);
     if (!photo) {
       photo = {
-        id, imageUrl: url, pageUrl: "", title: "", order: this.photos.size,
+        id, imageUrl: url, pageUrl: "", title: "", event: undefined, order: this.photos.size,
         people: new Map(), links: new Map(), expanded: false, element: null, thumb: null, dirty: true,
       };
       this.photos.set(id, photo);
     }
     if (!photo.pageUrl && typeof data.pageUrl === "string") photo.pageUrl = data.pageUrl;
     if (!photo.title && typeof data.title === "string") photo.title = data.title;
+    // `event`: a string, or null when the photo's caption names none; absent from older servers' events.
+    if (typeof photo.event !== "string" && (typeof data.event === "string" || data.event === null)) photo.event = data.event;
     photo.dirty = true;
     return photo;
   }

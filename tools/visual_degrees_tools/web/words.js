@@ -1,7 +1,7 @@
 // What the page tells people: how a run ended and why the server refused something, each with what the
 // user can do next, in their words: no error codes, no field names of the protocol (the same words as
 // the CLI's, lambdas/visual_degrees/domain/wording.py and local/console.py). Pure functions, no DOM.
-import { plural } from "./format.js";
+import { pct, plural } from "./format.js";
 
 // A budget by what it counts (domain/wording.py's BUDGET_WORDS).
 const BUDGET_WORDS = { searches: "searches", recognitions: "recognitions", llmCalls: "LLM calls", runtime: "time", runtimeSeconds: "time" };
@@ -150,3 +150,31 @@ const NEXT = {
   invalid_json: "Reload the page and try again.",
   unknown_action: "Reload the page and try again.",
 };
+
+// What every answer says a link is, and is not (the `final` event's `caveat`; domain/wording.py).
+export const PHOTO_CAVEAT = "A photo shows two people in the same place, not a relationship.";
+// A photo whose caption or page names no event (evidence `event: null`; domain/wording.py NO_EVENT).
+export const NO_EVENT = "Event: not named by the photo's caption or page.";
+
+// Where a link's photo was taken, as the server read it from the photo's caption or page title:
+// "Event: the premiere of Balto (1995)"; null from the server says none is named; an older server's
+// events have no `event` and get no words (their caption is shown as it is).
+export function eventWords(event) {
+  if (typeof event === "string" && event) return `Event: ${event}`;
+  return event === null ? NO_EVENT : null;
+}
+
+// A chain's bottleneck and cumulative confidence, each with what it means (local/console.py's words).
+export function confidenceWords(data) {
+  const edges = (Array.isArray(data.edges) ? data.edges : []).filter((e) => e && typeof e === "object");
+  const weakest = edges.reduce((w, e) => (w === null || Number(e.confidence) < Number(w.confidence) ? e : w), null);
+  const which = weakest && edges.length > 1 ? `: ${weakest.from} — ${weakest.to}` : "";
+  const cumulative = Number(data.cumulativeConfidence);
+  const product = edges.map((e) => pct(e.confidence)).join(" × ");
+  return [
+    `Bottleneck ${Number(data.bottleneckConfidence).toFixed(1)}: the least sure link${which}; a chain is as sure as its weakest photo.`,
+    edges.length > 1
+      ? `Cumulative ${cumulative.toFixed(3)}: how sure every link is at once, taking them as independent (${product}).`
+      : `Cumulative ${cumulative.toFixed(3)}: the one link's confidence.`,
+  ];
+}
