@@ -41,6 +41,7 @@ class Shortening(Model):
     found_hops: int = Field(ge=1)  # the first proven chain's degrees
     tried: list[list[str]] = Field(default_factory=list)  # pairs it tried to prove (display names)
     proven: int = 0  # of those, how many a photo proved
+    asked: bool = False  # the planner was asked for a shorter chain
     stopped: Stopped = "not_run"
     spent_usd: float = 0.0
     allowance_usd: float = 0.0

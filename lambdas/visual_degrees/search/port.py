@@ -89,6 +89,7 @@ class Price:
 
     searches: int = 0
     recognitions: int = 0
+    llm_calls: int = 0
 
 
 @runtime_checkable
@@ -99,6 +100,14 @@ class Shortener(Protocol):
     def shorter(self, scope: SearchScope, hops: int) -> list[str] | None:
         """The first unproven pair of the cheapest chain A..B of at most `hops` pairs the run's
         evidence suggests; [] when the run graph holds one already, None when nothing suggests one."""
+        ...
+
+    def can_ask(self, scope: SearchScope, hops: int) -> bool:
+        """Is there someone to ask (the planner) for chains of at most `hops` pairs, not asked yet?"""
+        ...
+
+    def ask(self, scope: SearchScope, hops: int) -> bool:
+        """Ask, in one call, for chains of at most `hops` pairs; True if it named new pairs."""
         ...
 
     def price(self, scope: SearchScope, pair: list[str]) -> Price:

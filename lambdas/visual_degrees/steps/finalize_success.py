@@ -32,7 +32,8 @@ def run(state: RunState, ctx: StepContext) -> RunState:
     payload = final_payload(chain, edges, scope.evidence.names())  # the graph bounded around the chain
     if hint is not None:
         payload["hint"] = hint
-    payload["degrees"] = verdict.degrees(scope, strategy, keys).dump()
+    told = verdict.degrees(scope, strategy, keys)
+    payload["degrees"] = {**told.dump(), "lines": told.lines()}  # the words every client shows
     payload["usage"] = scope.budget.usage().dump()
     payload["simSeconds"] = round(ctx.clock.now() - state.started_at, 3)
     scope.finish("final", payload, hops=len(chain))

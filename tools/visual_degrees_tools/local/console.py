@@ -61,6 +61,7 @@ def summary(final: RunEvent, *, simulated: bool = False) -> str:
         lines.append(
             f"Bottleneck {d['bottleneckConfidence']:.1f} · cumulative {d['cumulativeConfidence']:.3f}"
         )
+        lines += degree_lines(d.get("degrees"))
     elif final.type == "no_path":
         lines.append(f"No path: {d['message']}")
         if len(d.get("partialPath") or []) > 1:
@@ -90,6 +91,18 @@ def summary(final: RunEvent, *, simulated: bool = False) -> str:
         else:
             lines.append("Spent: " + " · ".join([_spend(usage), *([seconds] if seconds else [])]))
     return "\n".join(lines)
+
+
+def degree_lines(data: Any) -> list[str]:
+    """The answer's degrees and what rules fewer out, in the server's words (domain/degrees.py), and
+    what looking for a shorter chain cost; none from a server that does not send them."""
+    if not isinstance(data, dict) or not isinstance(data.get("lines"), list):
+        return []
+    lines = [str(line) for line in data["lines"]]
+    spent, allowed = data.get("spentUsd"), data.get("allowanceUsd")
+    if isinstance(spent, int | float) and isinstance(allowed, int | float) and allowed:
+        lines.append(f"Looking for a shorter chain cost ${spent:.4f} of ${allowed:.4f} allowed")
+    return lines
 
 
 def _spend(usage: dict[str, Any]) -> str:

@@ -773,9 +773,20 @@
     $("result-summary").textContent =
       `Bottleneck confidence ${pct(data.bottleneckConfidence)} · cumulative ${(Number(data.cumulativeConfidence) * 100).toFixed(1)}%` +
       usage(data.usage) + segmentsText(data);
+    showDegrees(data.degrees);
     showHint(data.hint);
     result.hidden = false;
     setStatus(`Found a chain of ${plural(data.hops, "hop", "hops")}.`);
+  }
+
+  // The answer's degrees and what rules fewer out, in the server's words (one line each).
+  function showDegrees(degrees) {
+    const box = $("result-degrees");
+    const lines = degrees && Array.isArray(degrees.lines) ? degrees.lines.map(String) : [];
+    const checks = el("ul", "degree-checks");
+    checks.append(...lines.slice(1).map((line) => el("li", "", line)));
+    box.replaceChildren(...(lines.length ? [el("p", "degree-count", lines[0]), checks] : []));
+    box.hidden = lines.length === 0;
   }
 
   function showEnd(title, message, data, outcome) {
@@ -789,6 +800,7 @@
     reason = reason ? ` Stopped by: ${reason}.` : "";
     $("result-message").textContent = message + reason;
     $("path").replaceChildren();
+    showDegrees(null);
     const reached = [];
     for (const [field, side] of [["partialPath", null], ["partialPathFromB", "B"]]) {
       const names = Array.isArray(data[field]) ? data[field].map(String) : [];

@@ -4,17 +4,20 @@ The first chain proven is the cheapest to prove, not the shortest. In the step t
 run spends a bounded extra (`budgets.shortenShare` of what it spent so far, 25 % by default) on the
 cheapest chains of fewer pairs that what it already holds suggests: a caption naming two people of
 the chain who are not next to each other, someone seen with both ends, a pair the planner said
-worked together (the strategy prices and proves them: port.Shortener). It stops when a shorter chain
-is proven (shown as a `path_update`), when nothing cheap is left to try, or before an attempt that
-could pass the allowance or a budget: an attempt is priced at the most it may cost first, so the
+worked together (the strategy prices and proves them: port.Shortener); when none is left, the
+planner is asked once, for chains of fewer pairs, if its call fits the allowance. It stops when a
+shorter chain is proven (shown as a `path_update`), when nothing cheap is left to try, or before an
+attempt that could pass the allowance or a budget: an attempt is priced at the most it may cost first, so the
 run's budgets are never the ones that stop it. Every decision is journalled, so a re-run step
 repeats the same attempts; what was tried is kept in the run's meta for the answer (verdict.py).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
+from typing import TypeVar
 
 from visual_degrees.domain.degrees import Shortening, Stopped
 from visual_degrees.domain.wording import plural
@@ -23,7 +26,9 @@ from visual_degrees.search.port import Price, Shortener
 from visual_degrees.search.progress import chain_payload
 from visual_degrees.search.scope import SearchScope
 
+T = TypeVar("T")
 MAX_ATTEMPTS = 8  # pairs one step may try (each is at most a search and two recognitions)
+LLM_TOKENS = (2_000, 500)  # a planner call's tokens (in, out), taken before the run made any
 
 
 @dataclass(frozen=True)
@@ -45,14 +50,26 @@ class Allowance:
         run's own budgets (so no reservation of it can be refused)."""
         costs = scope.ctx.costs
         most = price.searches * costs.search_usd + price.recognitions * costs.recognition_usd
+        most += price.llm_calls * llm_call_usd(scope)
         if self.spent_usd(scope) + most > self.limit_usd + 1e-9:
             return False
         budget = scope.budget
         return (
             budget.remaining("searches") >= price.searches
             and budget.remaining("recognitions") >= price.recognitions
+            and budget.remaining("llmCalls") >= price.llm_calls
             and not scope.runtime_exceeded()
         )
+
+
+def llm_call_usd(scope: SearchScope) -> float:
+    """What one more planner call is taken to cost: twice the run's average call so far (its prompts
+    grow with what the run has seen), or LLM_TOKENS' price before any."""
+    usage, costs = scope.budget.usage(), scope.ctx.costs
+    if usage.llm_calls:
+        calls = usage.llm_calls
+        return 2 * costs.llm_usd(usage.llm_tokens_in // calls, usage.llm_tokens_out // calls)
+    return costs.llm_usd(*LLM_TOKENS)
 
 
 def trusted_chain(scope: SearchScope) -> list[str] | None:
@@ -79,13 +96,24 @@ def shorten(scope: SearchScope, shortener: Shortener) -> tuple[Observed, ...]:
     observed: list[Observed] = []
     tried: list[list[str]] = []
     proven = 0
+    asked = False
     stopped: Stopped = "not_run" if hops <= 1 or share <= 0 else "exhausted"
     for attempt in range(MAX_ATTEMPTS if stopped == "exhausted" else 0):
-        pair = scope.decide(f"shorten.{attempt}", partial(shortener.shorter, scope, hops - 1))
-        if not pair:  # nothing suggests a shorter chain ([] would be one proven already: S6 takes it)
+        decide = partial(_decide, scope, f"shorten.{attempt}")
+        pair = decide("", partial(shortener.shorter, scope, hops - 1))
+        if pair == []:  # a shorter chain is proven already (S6 answers with it)
             break
-        price = shortener.price(scope, pair)
-        if not scope.decide(f"shorten.{attempt}.go", partial(allowance.affords, scope, price)):
+        if pair is None:  # nothing the run holds suggests one: ask the planner, once
+            if asked or not decide(".ask", partial(shortener.can_ask, scope, hops - 1)):
+                break
+            if not decide(".go", partial(allowance.affords, scope, Price(llm_calls=1))):
+                stopped = "allowance"
+                break
+            scope.status(f"{plural(hops, 'degree')} proven; asking who could connect them in fewer")
+            asked = True
+            shortener.ask(scope, hops - 1)
+            continue
+        if not decide(".go", partial(allowance.affords, scope, shortener.price(scope, pair))):
             stopped = "allowance"
             break
         x, y = (scope.person(key).name for key in pair)
@@ -108,9 +136,14 @@ def shorten(scope: SearchScope, shortener: Shortener) -> tuple[Observed, ...]:
         found_hops=found,
         tried=tried,
         proven=proven,
+        asked=asked,
         stopped=stopped,
         spent_usd=round(allowance.spent_usd(scope), 6),
         allowance_usd=round(allowance.limit_usd, 6),
     )
     scope.control.update_meta(shortening=record)
     return tuple(observed)
+
+
+def _decide(scope: SearchScope, prefix: str, name: str, choose: Callable[[], T]) -> T:
+    return scope.decide(prefix + name, choose)

@@ -51,6 +51,12 @@ class ThenShorten:
     def shorter(self, scope: SearchScope, hops: int) -> list[str] | None:
         return self.inner.shorter(scope, hops)
 
+    def can_ask(self, scope: SearchScope, hops: int) -> bool:
+        return self.inner.can_ask(scope, hops)
+
+    def ask(self, scope: SearchScope, hops: int) -> bool:
+        return self.inner.ask(scope, hops)
+
     def price(self, scope: SearchScope, pair: list[str]) -> Price:
         return self.inner.price(scope, pair)
 

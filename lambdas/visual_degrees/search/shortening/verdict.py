@@ -63,13 +63,15 @@ def tried(scope: SearchScope, record: Shortening | None) -> str:
     share = scope.options.budgets.shorten_share
     if record is None or record.stopped == "not_run":
         return "not looked for (the run's shortenShare is 0)" if share <= 0 else "not looked for"
-    pairs = [f"{x} — {y}" for x, y in record.tried]
+    pairs = list(dict.fromkeys(f"{x} — {y}" for x, y in record.tried))  # a pair may take two tries
     if pairs:
         more = len(pairs) - _LISTED
         listed = ", ".join(pairs[:_LISTED]) + (f" and {more} more" if more > 0 else "")
         done = f"{plural(len(pairs), 'pair')} checked ({listed})"
     else:
         done = "nothing checked"
+    if record.asked:
+        done += ", the planner asked for a shorter chain"
     why = {
         "shorter_found": "a shorter chain was proven and none shorter was looked for",
         "exhausted": "no other lead the run holds suggests a shorter chain",

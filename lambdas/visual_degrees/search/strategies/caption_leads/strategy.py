@@ -171,6 +171,12 @@ class CaptionLeads:
         chain = chains.best_chain(scope, book, hops)
         return None if chain is None else chains.unproven_pair(scope, book, chain) or []
 
+    def can_ask(self, scope: SearchScope, hops: int) -> bool:
+        return matching.worth_asking(scope, self.book(scope), hops) is not None
+
+    def ask(self, scope: SearchScope, hops: int) -> bool:
+        return matching.consult(scope, self.book(scope), hops, attempts=1) > 0
+
     def price(self, scope: SearchScope, pair: list[str]) -> Price:
         searches, recognitions = chains.price(scope, self.book(scope), *pair)
         return Price(searches=searches, recognitions=recognitions)
