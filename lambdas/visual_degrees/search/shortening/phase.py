@@ -104,7 +104,8 @@ def shorten(scope: SearchScope, shortener: Shortener) -> tuple[Observed, ...]:
         if pair == []:  # a shorter chain is proven already (S6 answers with it)
             break
         if pair is None:  # nothing the run holds suggests one: ask the planner, once
-            if asked or not decide(".ask", partial(shortener.can_ask, scope, hops - 1)):
+            # (not for one pair: that is the pair's own search, which the run reads first)
+            if asked or hops <= 2 or not decide(".ask", partial(shortener.can_ask, scope, hops - 1)):
                 break
             if not decide(".go", partial(allowance.affords, scope, Price(llm_calls=1))):
                 stopped = "allowance"
