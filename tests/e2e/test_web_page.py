@@ -98,6 +98,9 @@ def test_a_run_from_the_form_to_the_highlighted_path_survives_a_dropped_connecti
             assert image.evaluate("img => img.complete && img.naturalWidth > 0")
         summary = page.text_content("#result-summary")
         assert as_page_shows(final.data["bottleneckConfidence"]) in summary
+        # And its degrees and what rules fewer out, in the server's words, in one place
+        degrees = page.inner_text("#result-degrees").splitlines()
+        assert [line for line in degrees if line.strip()] == final.data["degrees"]["lines"]
         # And each photo has exactly one card (the replay added none twice), and every link with
         # evidence, and every link of the path, is listed on the card of a photo that proves it
         cards = page.eval_on_selector_all(

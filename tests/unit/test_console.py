@@ -51,3 +51,23 @@ def test_many_are_plural_and_live_time_is_plain() -> None:
     event = final(hops=2, searches=3, llm_calls=0)
     assert describe(event).endswith("(2 hops)")
     assert "Spent: 3 searches · 1 recognition · 0 LLM calls · $0.0100 · 6.5 s" in summary(event)
+
+
+def test_the_degrees_follow_the_path_in_the_servers_words_with_what_looking_for_fewer_cost() -> None:
+    # Given a final whose degrees say one degree is ruled out and what was tried for two
+    event = final(hops=3, searches=3, llm_calls=1)
+    lines = ["Degrees: 3 — fewer not ruled out", "1 degree ruled out: …", "2 degrees not ruled out: …"]
+    event.data["degrees"] = {"degrees": 3, "lines": lines, "spentUsd": 0.002, "allowanceUsd": 0.005}
+    # Then they come after the confidences, before the spend, with the cost of looking
+    text = summary(event).splitlines()
+    at = text.index(lines[0])
+    assert text[at - 1].startswith("Bottleneck") and text[at : at + 3] == lines
+    assert text[at + 3] == "Looking for a shorter chain cost $0.0020 of $0.0050 allowed"
+    assert text[at + 4].startswith("Spent:")
+
+
+def test_a_final_without_degrees_or_with_nothing_spent_on_fewer_shows_no_such_line() -> None:
+    assert "Degrees" not in summary(final(hops=2, searches=3, llm_calls=0))
+    event = final(hops=2, searches=3, llm_calls=0)
+    event.data["degrees"] = {"lines": ["Degrees: 2"], "spentUsd": 0.0, "allowanceUsd": 0.005}
+    assert "Looking for" not in summary(event) and "Degrees: 2" in summary(event)

@@ -95,12 +95,13 @@ def summary(final: RunEvent, *, simulated: bool = False) -> str:
 
 def degree_lines(data: Any) -> list[str]:
     """The answer's degrees and what rules fewer out, in the server's words (domain/degrees.py), and
-    what looking for a shorter chain cost; none from a server that does not send them."""
+    what looking for a shorter chain cost when it cost anything; none from a server that does not
+    send them."""
     if not isinstance(data, dict) or not isinstance(data.get("lines"), list):
         return []
     lines = [str(line) for line in data["lines"]]
     spent, allowed = data.get("spentUsd"), data.get("allowanceUsd")
-    if isinstance(spent, int | float) and isinstance(allowed, int | float) and allowed:
+    if isinstance(spent, int | float) and isinstance(allowed, int | float) and spent:
         lines.append(f"Looking for a shorter chain cost ${spent:.4f} of ${allowed:.4f} allowed")
     return lines
 
