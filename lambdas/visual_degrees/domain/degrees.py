@@ -16,9 +16,9 @@ from visual_degrees.domain.models import Model
 from visual_degrees.domain.wording import plural
 
 # Why the search for a shorter chain stopped: a shorter chain was proven, nothing cheap was left
-# to try, its extra spend (or a budget) would have been passed, or it was not run (off, or the
-# chain had one degree).
-Stopped = Literal["shorter_found", "exhausted", "allowance", "budget", "not_run"]
+# to try, it made as many checks as one step may, its extra spend (or a budget) would have been
+# passed, or it was not run (off, or the chain had one degree).
+Stopped = Literal["shorter_found", "exhausted", "attempts", "allowance", "budget", "not_run"]
 
 
 class DegreeCheck(Model):

@@ -133,6 +133,9 @@ def shorten(scope: SearchScope, shortener: Shortener) -> tuple[Observed, ...]:
             scope.emit("path_update", {**chain_payload(scope, shorter), "side": "A", "shorter": True})
             stopped = "shorter_found"
             break
+    else:
+        if stopped == "exhausted":
+            stopped = "attempts"
     record = Shortening(
         found_hops=found,
         tried=tried,

@@ -75,6 +75,7 @@ def tried(scope: SearchScope, record: Shortening | None) -> str:
     why = {
         "shorter_found": "a shorter chain was proven and none shorter was looked for",
         "exhausted": "no other lead the run holds suggests a shorter chain",
+        "attempts": f"{len(record.tried)} checks are the most one answer waits for",
         "allowance": f"the next check would have passed the ${record.allowance_usd:.4f} allowed for it",
         "budget": "a budget ran out",
     }[record.stopped]
