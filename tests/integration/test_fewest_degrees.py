@@ -65,3 +65,23 @@ def test_a_share_of_zero_answers_with_the_first_chain_at_the_first_chains_cost()
         assert round(looked["usage"]["costUsd"] - first["usage"]["costUsd"], 6) == round(spent, 6)
         assert first["degrees"]["spentUsd"] == 0.0
     assert compared
+
+
+def test_a_chain_of_four_proven_first_is_answered_with_three_shown_before_the_answer() -> None:
+    # Given a pair whose first proven chain has four degrees (found on the bundled realistic web)
+    a, b = "Soren Quarrington", "Tamsin Ashgrove"
+    _, first = run(a, b, 0.0)
+    assert first["hops"] == 4
+    # When the run may spend a quarter more looking for a shorter one
+    sink, final = run(a, b, 0.25)
+    # Then a chain of three was proven within that, shown as a path_update before the final
+    told = final["degrees"]
+    assert (final["hops"], told["shortenedFrom"]) == (3, 4)
+    assert (
+        told["spentUsd"] <= told["allowanceUsd"]
+        and told["allowanceUsd"] <= 0.25 * first["usage"]["costUsd"] + 1e-6
+    )
+    shown = [e for e in sink.events if e.type == "path_update" and e.data.get("shorter")]
+    assert [e.data["path"] for e in shown] == [final["path"]]
+    assert shown[0].seq < next(e.seq for e in sink.events if e.type == "final")
+    assert told["lines"][0] == "Degrees: 3 (the first chain proven had 4) — fewer not ruled out"
