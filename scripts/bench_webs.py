@@ -8,8 +8,10 @@
 (uniform 200 pairs, famous 60, known 100; `--tiers` to change) at every sample seed and planner
 recall (1.0 and 0.3), each with a fresh run memory per pair, exactly as `visual-degrees bench
 --world W --web WEB --sample N --tier T --seed S --planner-recall R --json` does, and writes each
-one's figures to <out>/<world>.<web>.<tier>.s<seed>.r<recall>.json. `table` turns every such file
-under a directory into the Markdown table of docs/benchmarks/realistic-web.md. Progress on stderr.
+one's figures to <out>/<world>.<web>.<tier>.s<seed>.r<recall>.json (`--shorten 0 0.25` also
+benchmarks runs that answer with their first chain: files ending .shorten0.json). `table` turns
+every such file under a directory into the Markdown table of docs/benchmarks/realistic-web.md.
+Progress on stderr.
 
 `run --no-lr-marker` is a diagnostic, not a web to benchmark against: the realistic web whose
 agency captions never write "(L-R)" before a list of names, to measure what a strategy that reads
@@ -23,9 +25,11 @@ import json
 import sys
 import time
 from dataclasses import replace
+from itertools import product
 from pathlib import Path
 from typing import Any
 
+from visual_degrees.domain.models import Budgets, RunOptions
 from visual_degrees_tools.bench import Bench, BenchConfig, Truth, machine_state, sample_pairs
 from visual_degrees_tools.bench.report import progress_printer
 from visual_degrees_tools.local.environments import SandboxEnvironment
@@ -38,6 +42,7 @@ DEFAULT_TIERS = "uniform=200,famous=60,known=100"
 # A diagnostic web: the realistic one with captions that never write "(L-R)" before a list of names.
 NO_MARKER = "realistic-no-lr"
 RECALLS = (1.0, 0.3)
+DEFAULT_SHARE = Budgets().shorten_share
 
 
 def run(args: argparse.Namespace) -> None:
@@ -60,15 +65,18 @@ def run(args: argparse.Namespace) -> None:
     for tier, count in tiers(args.tiers):
         for seed in args.seeds:
             pairs = sample_pairs(web, count, seed, tier)
-            for recall in args.recalls:
-                name = f"{args.world.stem}.{label}.{tier}.s{seed}.r{recall:g}.json"
+            for recall, share in product(args.recalls, args.shorten):
+                shortened = "" if share == DEFAULT_SHARE else f".shorten{share:g}"
+                name = f"{args.world.stem}.{label}.{tier}.s{seed}.r{recall:g}{shortened}.json"
                 target = args.out / name
                 if target.exists() and not args.again:
                     continue
                 environment = SandboxEnvironment(web, planner_recall=recall)
-                shown = f"{args.world.stem} {label} {tier} s{seed} r{recall:g}"
+                shown = f"{args.world.stem} {label} {tier} s{seed} r{recall:g}{shortened}"
                 t = time.perf_counter()
-                result = Bench(environment, truth).run(pairs, BenchConfig(), progress_printer(shown))
+                options = RunOptions(budgets=Budgets(shorten_share=share))
+                config = BenchConfig(options=options)
+                result = Bench(environment, truth).run(pairs, config, progress_printer(shown))
                 figures = result.figures
                 figures.update(
                     {
@@ -79,6 +87,7 @@ def run(args: argparse.Namespace) -> None:
                         "sample_seed": seed,
                         "web_seed": 0,
                         "planner_recall": recall,
+                        "shorten_share": share,
                         "bench_wall_s": round(time.perf_counter() - t, 1),
                         "machine": machine_state(),
                     }
@@ -106,7 +115,8 @@ def table(directory: Path) -> str:
     for figures in runs:
         world = Path(figures["world"]).stem
         key = (world, figures["tier"], figures["sample_seed"], figures["planner_recall"])
-        rows.setdefault(key, {})[figures["web"]] = figures
+        share = figures.get("shorten_share", DEFAULT_SHARE)
+        rows.setdefault(key, {})[figures["web"], share] = figures
 
     def order(key: tuple[Any, ...]) -> tuple[Any, ...]:
         world, tier, seed, recall = key
@@ -114,20 +124,19 @@ def table(directory: Path) -> str:
         return (rank, world, seed, TIERS.index(tier), -recall)
 
     lines = [
-        "| world | pairs | tier | recall | web | solved / solvable | success | $ per run | "
+        "| world | pairs | tier | recall | web | shorten | solved / solvable | success | $ per run | "
         "mean excess | at shortest | p50 sim. s, all · solved | false paths |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for key in sorted(rows, key=order):
         world, tier, seed, recall = key
-        for web in (*WEB_NAMES[:1], NO_MARKER, *WEB_NAMES[1:]):
-            f = rows[key].get(web)
-            if f is None:
-                continue
+        webs = (*WEB_NAMES[:1], NO_MARKER, *WEB_NAMES[1:])
+        for web, share in sorted(rows[key], key=lambda ws: (webs.index(ws[0]), ws[1])):
+            f = rows[key][web, share]
             at_shortest = (f.get("path_excess_distribution") or {}).get("0", {}).get("share", 0.0)
             solved = f["solved"] - f["solved_unsolvable"]
             lines.append(
-                f"| {world} s{seed} | {f['pairs']} | {tier} | {recall:g} | {web} | "
+                f"| {world} s{seed} | {f['pairs']} | {tier} | {recall:g} | {web} | {share:g} | "
                 f"{solved} / {f['solvable']} | {100 * f['success_rate']:.1f} % | "
                 f"{f['mean_cost_usd']:.4f} | {f['mean_path_excess']:.2f} | {100 * at_shortest:.0f} % | "
                 f"{f['p50_sim_latency_s']:.1f} · {f['p50_sim_latency_s_solved']:.1f} | {f['false_paths']} |"
@@ -145,6 +154,15 @@ def main(argv: list[str]) -> int:
     bench.add_argument("--web", choices=WEB_NAMES, required=True)
     bench.add_argument("--seeds", type=int, nargs="+", default=[11])
     bench.add_argument("--recalls", type=float, nargs="+", default=list(RECALLS))
+    bench.add_argument(
+        "--shorten",
+        type=float,
+        nargs="+",
+        default=[DEFAULT_SHARE],
+        metavar="SHARE",
+        help=f"budgets.shortenShare of the runs, each benchmarked (default {DEFAULT_SHARE:g}; 0: the first "
+        "chain proven, as before the search for a shorter one)",
+    )
     bench.add_argument("--tiers", default=DEFAULT_TIERS, help=f"tier=pairs,… (default {DEFAULT_TIERS})")
     bench.add_argument("--out", type=Path, required=True)
     bench.add_argument("--again", action="store_true", help="rerun benches whose file exists")

@@ -116,6 +116,9 @@ class Settings(BaseSettings):
     run_defaults: Annotated[RunOptions, NoDecode] = Field(default_factory=RunOptions)  # JSON
     run_ceilings: Annotated[RunCeilings, NoDecode] = Field(default_factory=RunCeilings)  # JSON
     max_active_runs_per_client: int = Field(default=2, ge=1, le=1_000)
+    # Once a chain is proven, what looking for a shorter one may spend, as a share of the run's spend
+    # so far: the run defaults' `budgets.shortenShare`, set on its own (a run may still ask its own).
+    shorten_share: float | None = Field(default=None, ge=0, le=1)
 
     # Which provider serves each port.
     search_engine: Literal["brave", "google"] = "brave"
@@ -198,6 +201,9 @@ class Settings(BaseSettings):
 
     @model_validator(mode="after")
     def _defaults_fit_the_ceilings(self) -> Settings:
+        if self.shorten_share is not None:
+            budgets = self.run_defaults.budgets.model_copy(update={"shorten_share": self.shorten_share})
+            self.run_defaults = self.run_defaults.model_copy(update={"budgets": budgets})
         excess = self.run_ceilings.excess(self.run_defaults)
         if excess:
             raise ValueError(f"{ENV_RUN_DEFAULTS} exceed {ENV_RUN_CEILINGS}: {'; '.join(excess)}")

@@ -103,6 +103,9 @@ def test_a_run_from_the_form_to_the_highlighted_path_survives_a_dropped_connecti
         # And every hop names its photo's event, as the final does
         named = [hop.query_selector(".event").inner_text() for hop in hops]
         assert named == [f"Event: {edge['evidence']['event']}" for edge in final.data["edges"]]
+        # And its degrees and what rules fewer out, in the server's words, in one place
+        degrees = page.inner_text("#result-degrees").splitlines()
+        assert [line for line in degrees if line.strip()] == final.data["degrees"]["lines"]
         # And each photo has exactly one card (the replay added none twice), and every link with
         # evidence, and every link of the path, is listed on the card of a photo that proves it
         cards = page.eval_on_selector_all(

@@ -53,7 +53,13 @@ def test_continue_run_goes_on_in_the_same_log(tmp_path: Path) -> None:
         "type": "continueAccepted",
         "runId": run_id,
         "segment": 1,
-        "budgets": {"searches": 1, "recognitions": 120, "llmCalls": 12, "runtimeSeconds": 120.0},
+        "budgets": {
+            "searches": 1,
+            "recognitions": 120,
+            "llmCalls": 12,
+            "runtimeSeconds": 120.0,
+            "shortenShare": 0.25,
+        },
         "via": None,
     }
     # And the events go on where they stopped, gap-free, as stored, first the continuation itself

@@ -53,27 +53,24 @@ def test_many_are_plural_and_live_time_is_plain() -> None:
     assert "Spent: 3 searches · 1 recognition · 0 LLM calls · $0.0100 · 6.5 s" in summary(event)
 
 
-def test_a_links_event_and_what_was_ruled_out_are_shown_when_the_ending_has_them() -> None:
-    # Given a chain whose links' evidence names the event of its photo (as a name, or an object),
-    # and an ending that says what it ruled out
+def test_a_links_event_is_shown_when_its_evidence_names_one() -> None:
+    # Given a chain whose links' evidence names the event of its photo (as a name, or an object)
     event = final(hops=3, searches=1, llm_calls=0)
     edges = event.data["edges"]
     edges[0]["evidence"] = {**edges[0]["evidence"], "event": "Apollo 13 premiere (1995)"}
     edges[1]["evidence"] = {**edges[1]["evidence"], "event": {"title": "Tremors", "year": 1990}}
     edges[2]["event"] = {"name": "Cannes Film Festival 2001"}
-    event.data["ruledOut"] = [{"message": "no 2-hop chain: P0 and P3 share nobody in a photo"}, "a namesake"]
 
-    # Then each link names its event, and the ruled-out list follows the chain
+    # Then each link names its event
     text = summary(event)
     assert [line.strip() for line in text.splitlines() if line.strip().startswith("event ")] == [
         "event Apollo 13 premiere (1995)",
         "event Tremors (1990)",
         "event Cannes Film Festival 2001",
     ]
-    assert "Ruled out:\n  - no 2-hop chain: P0 and P3 share nobody in a photo\n  - a namesake" in text
-    # And without them, the link says plainly that no event is named, and nothing is ruled out
+    # And without one, the link says plainly that no event is named
     plain = summary(final(hops=1, searches=1, llm_calls=0))
-    assert "      event not named by the photo's caption or page\n" in plain and "Ruled out" not in plain
+    assert "      event not named by the photo's caption or page\n" in plain
 
 
 def test_a_link_remembered_from_before_events_were_shown_reads_its_event_from_its_title() -> None:
@@ -141,3 +138,24 @@ def test_event_lines_are_labelled_in_words() -> None:
         "A 99.0%  (event: the 1998 Awards Gala)  https://x.invalid/p.svg"
     )
     assert line("evidence", {**photo, "event": None}).endswith("(no event named)  https://x.invalid/p.svg")
+
+
+def test_the_degrees_follow_the_path_in_the_servers_words_with_what_looking_for_fewer_cost() -> None:
+    # Given a final whose degrees say one degree is ruled out and what was tried for two
+    event = final(hops=3, searches=3, llm_calls=1)
+    lines = ["Degrees: 3 — fewer not ruled out", "1 degree ruled out: …", "2 degrees not ruled out: …"]
+    event.data["degrees"] = {"degrees": 3, "lines": lines, "spentUsd": 0.002, "allowanceUsd": 0.005}
+    # Then they come after the confidences, before the caveat and the spend, with the cost of looking
+    text = summary(event).splitlines()
+    at = text.index(lines[0])
+    assert text[at - 1].startswith("Cumulative") and text[at : at + 3] == lines
+    assert text[at + 3] == "Looking for a shorter chain cost $0.0020 of $0.0050 allowed"
+    assert text[at + 4] == "A photo shows two people in the same place, not a relationship."
+    assert text[at + 5].startswith("Spent:")
+
+
+def test_a_final_without_degrees_or_with_nothing_spent_on_fewer_shows_no_such_line() -> None:
+    assert "Degrees" not in summary(final(hops=2, searches=3, llm_calls=0))
+    event = final(hops=2, searches=3, llm_calls=0)
+    event.data["degrees"] = {"lines": ["Degrees: 2"], "spentUsd": 0.0, "allowanceUsd": 0.005}
+    assert "Looking for" not in summary(event) and "Degrees: 2" in summary(event)

@@ -201,6 +201,9 @@ class Budgets(Model):
     recognitions: int = Field(default=120, ge=0, le=100_000)
     llm_calls: int = Field(default=12, ge=0, le=1_000)
     runtime_seconds: float = Field(default=120.0, gt=0, le=3_600)
+    # Once a chain is proven, what looking for a shorter one may spend, as a share of what the run
+    # spent so far (search/shortening); 0: answer with the first chain proven.
+    shorten_share: float = Field(default=0.25, ge=0, le=1)
 
 
 # The least a run's first step (S1) needs to do anything, by wire name, and why: one search for A and

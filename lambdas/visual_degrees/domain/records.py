@@ -13,6 +13,7 @@ from typing import Any
 
 from pydantic import ConfigDict, Field
 
+from visual_degrees.domain.degrees import Shortening
 from visual_degrees.domain.models import Budgets, EventType, Model, RunOptions, RunState, Side
 from visual_degrees.domain.outcomes import RunStatus
 
@@ -120,6 +121,8 @@ class RunMeta(Stored):
     reason: str | None = None
     code: str | None = None
     unseen_end: str | None = None
+    # What the search for a shorter chain did once a chain was proven (search/shortening).
+    shortening: Shortening | None = None
 
     def updated(self, **changes: Any) -> RunMeta:
         """This meta with `changes` (field names), validated as the stored item would be."""

@@ -11,7 +11,7 @@ so a strategy may go on after its first proven chain (looking for a shorter one,
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from visual_degrees.domain.records import Position
 from visual_degrees.domain.strategy import Knobs
@@ -80,4 +80,44 @@ class SearchStrategy(Protocol):
 
     def bridge(self, scope: SearchScope) -> StepResult:
         """S5: move on from the pair just proven towards the other end."""
+        ...
+
+
+@dataclass(frozen=True)
+class Price:
+    """The most one attempt to prove a pair may cost: paid searches and recognitions."""
+
+    searches: int = 0
+    recognitions: int = 0
+    llm_calls: int = 0
+
+
+@runtime_checkable
+class Shortener(Protocol):
+    """A strategy that can look for a shorter chain once one is proven (search/shortening), from
+    what its run already holds: leads, people seen with both ends, the planner's hunches."""
+
+    def shorter(self, scope: SearchScope, hops: int) -> list[str] | None:
+        """The first unproven pair of the cheapest chain A..B of at most `hops` pairs the run's
+        evidence suggests; [] when the run graph holds one already, None when nothing suggests one."""
+        ...
+
+    def can_ask(self, scope: SearchScope, hops: int) -> bool:
+        """Is there someone to ask (the planner) for chains of at most `hops` pairs, not asked yet?"""
+        ...
+
+    def ask(self, scope: SearchScope, hops: int) -> bool:
+        """Ask, in one call, for chains of at most `hops` pairs; True if it named new pairs."""
+        ...
+
+    def price(self, scope: SearchScope, pair: list[str]) -> Price:
+        """The most proving `pair` (as `prove` would) may cost."""
+        ...
+
+    def prove(self, scope: SearchScope, pair: list[str], tag: str) -> Observed:
+        """Spend on proving `pair`, its decisions journalled under `tag`."""
+        ...
+
+    def pair_page(self, scope: SearchScope, pair: list[str]) -> tuple[str, int] | None:
+        """The pair's own search as the run read it, and how many results it gave (None: unread)."""
         ...

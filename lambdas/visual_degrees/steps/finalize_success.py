@@ -1,5 +1,6 @@
-"""S6: assemble the chain from the verified graph, with per-edge, bottleneck and cumulative
-confidence and the graph payload; emit `final`."""
+"""S6: assemble the chain from the verified graph (its shortest), with per-edge, bottleneck and
+cumulative confidence, its degrees and what rules fewer out (search/shortening/verdict.py) and the
+graph payload; emit `final`."""
 
 from __future__ import annotations
 
@@ -8,11 +9,12 @@ from visual_degrees.domain.paths import best_path, final_payload
 from visual_degrees.lifecycle.context import StepContext
 from visual_degrees.search import hints
 from visual_degrees.search.evidence import announce
+from visual_degrees.search.shortening import verdict
 from visual_degrees.search.strategies import begin
 
 
 def run(state: RunState, ctx: StepContext) -> RunState:
-    _, scope = begin(ctx, state)
+    strategy, scope = begin(ctx, state)
     edges = scope.evidence.edges()
     strong = scope.rules.strong_confidence
     usable = [e for e in edges if scope.graph.trusted(e.a, e.b, strong)]
@@ -30,6 +32,8 @@ def run(state: RunState, ctx: StepContext) -> RunState:
     payload = final_payload(chain, edges, scope.evidence.names())  # the graph bounded around the chain
     if hint is not None:
         payload["hint"] = hint
+    told = verdict.degrees(scope, strategy, keys)
+    payload["degrees"] = {**told.dump(), "lines": told.lines()}  # the words every client shows
     payload["usage"] = scope.budget.usage().dump()
     payload["simSeconds"] = round(ctx.clock.now() - state.started_at, 3)
     scope.finish("final", payload, hops=len(chain))

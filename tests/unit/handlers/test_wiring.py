@@ -25,6 +25,16 @@ def test_the_environment_carries_run_defaults_and_the_cap():
     assert (env.run_defaults.max_hops, env.run_defaults.budgets.searches) == (4, 10)
 
 
+def test_the_share_spent_on_a_shorter_chain_is_a_run_default_of_its_own_variable_or_of_the_json():
+    # Given the share set alone, and in the run defaults' JSON
+    alone = load_settings(environ={"VD_RUN_DEFAULTS": '{"maxHops": 4}', "VD_SHORTEN_SHARE": "0.1"})
+    in_json = load_settings(environ={"VD_RUN_DEFAULTS": '{"budgets": {"shortenShare": 0}}'})
+    # Then runs start from it, the rest of the defaults as they were; unset, a quarter
+    assert (alone.run_defaults.budgets.shorten_share, alone.run_defaults.max_hops) == (0.1, 4)
+    assert in_json.run_defaults.budgets.shorten_share == 0
+    assert load_settings(environ={}).run_defaults.budgets.shorten_share == 0.25
+
+
 def test_the_environment_carries_the_operators_ceilings_and_defaults_them():
     env = load_settings(environ={"VD_RUN_CEILINGS": '{"maxHops": 6, "budgets": {"searches": 40}}'})
     assert (env.run_ceilings.max_hops, env.run_ceilings.budgets.searches) == (6, 40)
@@ -38,6 +48,7 @@ def test_the_environment_carries_the_operators_ceilings_and_defaults_them():
         ({"VD_RUN_DEFAULTS": "{not json"}, "VD_RUN_DEFAULTS"),
         ({"VD_RUN_DEFAULTS": '{"maxHops": 0}'}, "VD_RUN_DEFAULTS"),
         ({"VD_MAX_ACTIVE_RUNS_PER_CLIENT": "0"}, "VD_MAX_ACTIVE_RUNS_PER_CLIENT"),
+        ({"VD_SHORTEN_SHARE": "2"}, "VD_SHORTEN_SHARE"),
         ({"VD_RUN_CEILINGS": '{"budgets": {"searches": "many"}}'}, "VD_RUN_CEILINGS"),
         ({"VD_RUN_CEILINGS": '{"budgets": {"searches": 10}}'}, "VD_RUN_DEFAULTS exceed VD_RUN_CEILINGS"),
     ],

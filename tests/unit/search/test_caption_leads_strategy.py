@@ -7,6 +7,7 @@ from __future__ import annotations
 from tests.support.fakes import FakeWeb, face
 from tests.support.search_scopes import A, B, Run, hunch, key, link, page, run_of
 from visual_degrees.domain.queries import pair_query
+from visual_degrees.search.shortening.strategy import ThenShorten
 from visual_degrees.search.strategies.caption_leads import chains
 from visual_degrees.search.strategies.caption_leads.leads import LeadBook
 from visual_degrees.search.strategies.caption_leads.strategy import CaptionLeads
@@ -30,7 +31,8 @@ def x_proven_and_x_named_with_b() -> Run:
 
 
 def test_the_default_strategy_reads_captions_as_leads() -> None:
-    assert type(run_of().strategy) is CaptionLeads
+    strategy = run_of().strategy
+    assert isinstance(strategy, ThenShorten) and type(strategy.inner) is CaptionLeads
 
 
 def test_s1_reads_one_page_and_recognises_only_the_photo_whose_title_names_both() -> None:

@@ -200,6 +200,14 @@ def add_run_options(parser: argparse.ArgumentParser, *, continuing: bool = False
         ("--budget-recognitions", whole, "N", 120, "paid face recognitions per run"),
         ("--budget-llm", whole, "N", 12, "planner (LLM) calls per run"),
         ("--budget-runtime", finite, "S", 120.0, "seconds a run may take (simulated seconds in the sandbox)"),
+        (
+            "--budget-shorten",
+            finite,
+            "SHARE",
+            0.25,
+            "once a chain is proven, what looking for a shorter one may spend, as a share of the run's "
+            "spend so far (0: answer with the first chain)",
+        ),
     )
     for flag, kind, metavar, value, text in budgets:
         add(flag, type=kind, metavar=metavar, extra=default(value, budget=True), help=text)
@@ -224,6 +232,7 @@ RUN_FLAGS = (
     RunFlag("--budget-recognitions", Budgets, "recognitions", ("budgets", "recognitions")),
     RunFlag("--budget-llm", Budgets, "llm_calls", ("budgets", "llmCalls")),
     RunFlag("--budget-runtime", Budgets, "runtime_seconds", ("budgets", "runtimeSeconds"), " seconds"),
+    RunFlag("--budget-shorten", Budgets, "shorten_share", ("budgets", "shortenShare")),
 )
 
 
@@ -288,6 +297,7 @@ def budget_options(args: argparse.Namespace) -> dict[str, Any]:
         "recognitions": args.budget_recognitions,
         "llmCalls": args.budget_llm,
         "runtimeSeconds": args.budget_runtime,
+        "shortenShare": args.budget_shorten,
     }
     return {key: value for key, value in given.items() if value is not None}
 

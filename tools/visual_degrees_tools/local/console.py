@@ -91,6 +91,7 @@ def summary(final: RunEvent, *, simulated: bool = False) -> str:
             if ev.get("pageUrl"):
                 lines.append(f"      page  {ev['pageUrl']}")
         lines += confidence_words(d)
+        lines += degree_lines(d.get("degrees"))
         lines.append(str(d.get("caveat") or PHOTO_CAVEAT))
     elif final.type == "no_path":
         lines.append(f"No path: {_no_path_message(d)}")
@@ -102,7 +103,6 @@ def summary(final: RunEvent, *, simulated: bool = False) -> str:
         lines.append(f"Run failed: {plain(str(d.get('message') or 'it stopped on an error.'))}")
     else:
         lines.append("Run cancelled: it was stopped before it found a chain.")
-    lines += _ruled_out(d.get("ruledOut"))
     hint = d.get("hint")
     if isinstance(hint, dict):
         lines.append(f"Your hint, {hint.get('name')}: {hint.get('message')}")
@@ -161,19 +161,17 @@ def confidence_words(data: dict[str, Any]) -> list[str]:
     ]
 
 
-def _ruled_out(ruled: object) -> list[str]:
-    """What the run ruled out (a shorter chain, a namesake…), when its ending says."""
-    if isinstance(ruled, str) and ruled:
-        return [f"Ruled out: {ruled}"]
-    if not isinstance(ruled, list) or not ruled:
+def degree_lines(data: Any) -> list[str]:
+    """The answer's degrees and what rules fewer out, in the server's words (domain/degrees.py), and
+    what looking for a shorter chain cost when it cost anything; none from a server that does not
+    send them."""
+    if not isinstance(data, dict) or not isinstance(data.get("lines"), list):
         return []
-    items = [
-        str(item.get("message") or item.get("text") or item.get("why") or "")
-        if isinstance(item, dict)
-        else str(item)
-        for item in ruled
-    ]
-    return ["Ruled out:", *(f"  - {item}" for item in items if item)]
+    lines = [str(line) for line in data["lines"]]
+    spent, allowed = data.get("spentUsd"), data.get("allowanceUsd")
+    if isinstance(spent, int | float) and isinstance(allowed, int | float) and spent:
+        lines.append(f"Looking for a shorter chain cost ${spent:.4f} of ${allowed:.4f} allowed")
+    return lines
 
 
 def _spend(usage: dict[str, Any]) -> str:

@@ -32,6 +32,7 @@ export function showFinal(data) {
     view.cite(view.keyOf(edge.from), view.keyOf(edge.to), ev.imageUrl);
   }
   showConfidence(confidenceWords(data), String(data.caveat || PHOTO_CAVEAT));
+  showDegrees(data.degrees);
   $("result-summary").textContent = (usage(data.usage) + segmentsText(data)).replace(/^ · spent/, "Spent");
   showHint(data.hint);
   result.hidden = false;
@@ -51,6 +52,7 @@ export function showEnd(type, data, offered) {
   $("result-next").textContent = said.next;
   $("path").replaceChildren();
   showConfidence([], null);
+  showDegrees(null);
   const reached = view.addPartialPaths(data);
   $("result-summary").textContent =
     (reached.length ? `Got as far as: ${reached.join("; and from the other side: ")}.` : "") + usage(data.usage) +
@@ -97,4 +99,15 @@ function showConfidence(lines, caveat) {
   const said = $("result-caveat");
   said.textContent = caveat || "";
   said.hidden = !caveat;
+}
+
+// The answer's degrees and what rules fewer out, in the server's words (one line each; none from a
+// server that does not send them).
+function showDegrees(degrees) {
+  const box = $("result-degrees");
+  const lines = degrees && Array.isArray(degrees.lines) ? degrees.lines.map(String) : [];
+  const checks = el("ul", "degree-checks");
+  checks.append(...lines.slice(1).map((line) => el("li", "", line)));
+  box.replaceChildren(...(lines.length ? [el("p", "degree-count", lines[0]), checks] : []));
+  box.hidden = lines.length === 0;
 }

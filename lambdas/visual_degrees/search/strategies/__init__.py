@@ -1,5 +1,6 @@
-"""The run's search strategy, chosen by its knobs: captions read as leads (the default), meeting in
-the middle, or the seed's one-sided rounds. Each implements search/port.SearchStrategy."""
+"""The run's search strategy, chosen by its knobs: captions read as leads (the default, which looks
+for a shorter chain before answering: search/shortening), meeting in the middle, or the seed's
+one-sided rounds. Each implements search/port.SearchStrategy."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from visual_degrees.domain.models import RunState
 from visual_degrees.lifecycle.context import StepContext
 from visual_degrees.search.port import SearchStrategy
 from visual_degrees.search.scope import SearchScope
+from visual_degrees.search.shortening.strategy import ThenShorten
 from visual_degrees.search.strategies.both_ends.strategy import BothEnds
 from visual_degrees.search.strategies.caption_leads.strategy import CaptionLeads
 from visual_degrees.search.strategies.seed.strategy import Seed
@@ -16,7 +18,7 @@ def strategy_for(state: RunState) -> SearchStrategy:
     """The run's strategy with the run's own knobs (its options: `strategy` and `knobs`)."""
     knobs = state.options.resolved_knobs()
     if knobs.caption_leads:
-        return CaptionLeads(knobs)
+        return ThenShorten(CaptionLeads(knobs))
     if knobs.both_ends:
         return BothEnds(knobs)
     return Seed(knobs)

@@ -85,14 +85,16 @@ def neighbours(scope: SearchScope, book: LeadBook, key: str) -> set[str]:
     return scope.graph.neighbors(key).keys() | book.neighbours(key)
 
 
-def best_chain(scope: SearchScope, book: LeadBook) -> Chain | None:
-    """The cheapest chain A..B of at most max_hops pairs (ties: fewer pairs), or None.
+def best_chain(scope: SearchScope, book: LeadBook, max_hops: int | None = None) -> Chain | None:
+    """The cheapest chain A..B of at most max_hops pairs (the run's unless given; ties: fewer
+    pairs), or None.
 
     Dijkstra over (person, pairs so far): a person reached cheaply but late must not hide a dearer
     route that reaches them early enough to go on; a state is skipped only when the same person
     was settled before (so at no higher cost) in no more pairs."""
     state = scope.state
-    a, b, max_hops = state.person_a.key, state.person_b.key, scope.options.max_hops
+    a, b = state.person_a.key, state.person_b.key
+    max_hops = scope.options.max_hops if max_hops is None else max_hops
     fewest: dict[str, int] = {}  # person -> fewest pairs of a settled state (costs only grow)
     dist: dict[tuple[str, int], float] = {(a, 0): 0.0}
     parent: dict[tuple[str, int], tuple[str, int]] = {}
@@ -124,9 +126,14 @@ def best_chain(scope: SearchScope, book: LeadBook) -> Chain | None:
     return None
 
 
-def next_pair(scope: SearchScope, book: LeadBook) -> list[str] | None:
-    """The first pair of the best chain that is not yet a trusted link (None: no chain to work on)."""
-    chain = best_chain(scope, book)
+def next_pair(scope: SearchScope, book: LeadBook, max_hops: int | None = None) -> list[str] | None:
+    """The first pair of the best chain (of at most max_hops pairs) that is not yet a trusted link
+    (None: no chain to work on)."""
+    return unproven_pair(scope, book, best_chain(scope, book, max_hops))
+
+
+def unproven_pair(scope: SearchScope, book: LeadBook, chain: Chain | None) -> list[str] | None:
+    """The chain's first pair that is not yet a trusted link (None: no chain, or every pair is one)."""
     if chain is None:
         return None
     for x, y in chain.pairs():
@@ -135,21 +142,22 @@ def next_pair(scope: SearchScope, book: LeadBook) -> list[str] | None:
     return None
 
 
-def prove(scope: SearchScope, book: LeadBook, x: str, y: str) -> Observed:
+def prove(scope: SearchScope, book: LeadBook, x: str, y: str, tag: str = "") -> Observed:
     """Spend on proving x–y: recognise photos that may show both; if none is in hand, search the
     pair ("X Y" ranks photos naming both first) and recognise from that page. A pair nothing more
     can be tried for is marked, so no chain is priced through it again. Which photos, and whether to
-    search, are journalled: a re-run step repeats them rather than seeing its own side effects."""
+    search, are journalled (under `tag` too, for a second attempt in one step): a re-run step repeats
+    them rather than seeing its own side effects."""
     nx, ny = book.name(x), book.name(y)
     query = pair_query(nx, ny)
-    urls = scope.decide(f"photos.{x}|{y}", lambda: _photos_for(scope, book, x, y)[:PHOTOS_PER_TRY])
+    urls = scope.decide(f"{tag}photos.{x}|{y}", lambda: _photos_for(scope, book, x, y)[:PHOTOS_PER_TRY])
     if not urls:
         scope.status(f"Checking {nx} — {ny}: searching {query!r}")
         page = read(scope, query, [])
         if page.exhausted or page.failed:
             return page
         book = book.reread()
-        urls = scope.decide(f"found.{x}|{y}", lambda: _photos_for(scope, book, x, y)[:PHOTOS_PER_TRY])
+        urls = scope.decide(f"{tag}found.{x}|{y}", lambda: _photos_for(scope, book, x, y)[:PHOTOS_PER_TRY])
         if not urls:
             scope.leads.mark_nolink(x, y)
             scope.status(f"No photo found of {nx} with {ny}")
@@ -160,6 +168,12 @@ def prove(scope: SearchScope, book: LeadBook, x: str, y: str) -> Observed:
         scope.leads.mark_nolink(x, y)  # nothing more to try for this pair: never priced again
         scope.status(f"No photo found of {nx} with {ny}")
     return observed
+
+
+def price(scope: SearchScope, book: LeadBook, x: str, y: str) -> tuple[int, int]:
+    """The most `prove` may spend on x–y: (searches, recognitions)."""
+    in_hand = len(_photos_for(scope, book, x, y)[:PHOTOS_PER_TRY])
+    return (0, in_hand) if in_hand else (1, PHOTOS_PER_TRY)
 
 
 def _photos_for(scope: SearchScope, book: LeadBook, x: str, y: str) -> list[str]:

@@ -32,10 +32,15 @@ MAX_FAILED_SHOWN = 20
 MAX_CALLS_PER_RUN = 8
 
 
-def context_for(scope: SearchScope, book: LeadBook) -> ConnectContext:
+def context_for(scope: SearchScope, book: LeadBook, max_hops: int | None = None) -> ConnectContext:
     state = scope.state
     people = []
-    for depth in sides(scope, book).values():
+    ends = {state.person_a.key, state.person_b.key}
+    for end, depth in zip((state.person_a.key, state.person_b.key), sides(scope, book).values(), strict=True):
+        if max_hops is not None:
+            # A question for fewer pairs than the run's chain (search/shortening): each end with the
+            # people seen next to it, not the chain that already joins the two sides.
+            depth = {k: d for k, d in depth.items() if d <= 1 and (k == end or k not in ends)}
         ranked = sorted(depth, key=lambda k: (depth[k], -book.named_count(k), k))[:MAX_SIDE]
         people.append(
             [
@@ -51,7 +56,7 @@ def context_for(scope: SearchScope, book: LeadBook) -> ConnectContext:
         side_b=people[1],
         unseen=[book.name(k) for k in unlinked_ends(scope, book)],
         failed=[[book.name(k) for k in pair.split("|")] for pair in failed],
-        max_hops=scope.options.max_hops,
+        max_hops=scope.options.max_hops if max_hops is None else max_hops,
         remaining_searches=scope.budget.remaining("searches"),
     )
 
@@ -76,35 +81,41 @@ def can_consult(scope: SearchScope, book: LeadBook) -> bool:
     )
 
 
-def worth_asking(scope: SearchScope, book: LeadBook) -> ConnectContext | None:
-    """The question to ask the planner, if there is a planner to ask and the sides changed since
-    it was last asked (the same question gets the same answer)."""
+def worth_asking(scope: SearchScope, book: LeadBook, max_hops: int | None = None) -> ConnectContext | None:
+    """The question to ask the planner (for chains of at most `max_hops`, the run's unless given),
+    if there is a planner to ask and the sides changed since it was last asked (the same question
+    gets the same answer)."""
     if not can_consult(scope, book):
         return None
-    context = context_for(scope, book)
+    context = context_for(scope, book, max_hops)
     mark = signature(context)
     if any(entry.get("signature") == mark for entry in scope.leads.asks()):
         return None
     return context
 
 
-def consult(scope: SearchScope, book: LeadBook) -> int:
-    """Ask the planner if it is worth asking now; keep its hunches. How many new hunches."""
-    context = worth_asking(scope, book)
+def consult(
+    scope: SearchScope, book: LeadBook, max_hops: int | None = None, attempts: int = MAX_ATTEMPTS
+) -> int:
+    """Ask the planner if it is worth asking now (in at most `attempts` calls); keep its hunches.
+    How many new hunches."""
+    context = worth_asking(scope, book, max_hops)
     planner = scope.ctx.providers.planner
     if context is None or planner is None:
         return 0
     asked = scope.leads.asks()
     mark = signature(context)
-    links = _ask(scope, planner, context)
+    links = _ask(scope, planner, context, attempts)
     scope.leads.record_ask(len(asked), {"signature": mark, "links": len(links or [])})
     return _keep(scope, links or [])
 
 
-def _ask(scope: SearchScope, planner: Planner, context: ConnectContext) -> list[ProposedLink] | None:
+def _ask(
+    scope: SearchScope, planner: Planner, context: ConnectContext, attempts: int
+) -> list[ProposedLink] | None:
     return ask_with_feedback(
         scope,
-        MAX_ATTEMPTS,
+        attempts,
         lambda feedback: planner.connect(context.model_copy(update={"feedback": feedback})),
         lambda reply: validate_connect(reply, context),
     )

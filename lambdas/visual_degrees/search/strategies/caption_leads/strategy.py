@@ -26,7 +26,7 @@ from visual_degrees.domain.wording import plural
 from visual_degrees.search.confirm import settle
 from visual_degrees.search.known_edges import earlier_chain
 from visual_degrees.search.observe import Observed
-from visual_degrees.search.port import StepResult
+from visual_degrees.search.port import Price, StepResult
 from visual_degrees.search.progress import show_progress
 from visual_degrees.search.scope import Rules, SearchScope
 from visual_degrees.search.strategies.caption_leads import chains, expansion, matching, rescue
@@ -163,6 +163,33 @@ class CaptionLeads:
         reached, confirming = settle(scope, "s5")
         position = Position.of(state).moved(selected=None)
         return StepResult(reached=reached, position=position, observed=(observed, confirming))
+
+    # ---- a shorter chain (search/shortening) ----------------------------------------------------
+
+    def shorter(self, scope: SearchScope, hops: int) -> list[str] | None:
+        book = self.book(scope)
+        chain = chains.best_chain(scope, book, hops)
+        return None if chain is None else chains.unproven_pair(scope, book, chain) or []
+
+    def can_ask(self, scope: SearchScope, hops: int) -> bool:
+        return matching.worth_asking(scope, self.book(scope), hops) is not None
+
+    def ask(self, scope: SearchScope, hops: int) -> bool:
+        return matching.consult(scope, self.book(scope), hops, attempts=1) > 0
+
+    def price(self, scope: SearchScope, pair: list[str]) -> Price:
+        searches, recognitions = chains.price(scope, self.book(scope), *pair)
+        return Price(searches=searches, recognitions=recognitions)
+
+    def prove(self, scope: SearchScope, pair: list[str], tag: str) -> Observed:
+        x, y = pair
+        return chains.prove(scope, self.book(scope), x, y, tag=tag)
+
+    def pair_page(self, scope: SearchScope, pair: list[str]) -> tuple[str, int] | None:
+        book = self.book(scope)
+        x, y = (book.name(key) for key in pair)
+        read = [(q, book.page_len[q]) for q in (pair_query(x, y), pair_query(y, x)) if q in book.page_len]
+        return read[0] if read else None
 
     # ---- rescues -------------------------------------------------------------------------------
 
