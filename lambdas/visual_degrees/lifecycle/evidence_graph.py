@@ -84,9 +84,12 @@ class KnownLinks:
     def neighbours(self, key: str, limit: int | None = None) -> list[Neighbour]:
         return self.store.neighbours(self.web, key, limit)
 
+    def link(self, a: str, b: str) -> GraphLink | None:
+        return self.store.link(self.web, a, b)
+
     def edge(self, a: str, b: str) -> Edge | None:
         """The link a–b as an edge oriented from a, marked as from an earlier run."""
-        link = self.store.link(self.web, a, b)
+        link = self.link(a, b)
         return None if link is None else link.edge().oriented(a)
 
     def forget(self, a: str, b: str) -> None:

@@ -431,3 +431,21 @@ class SharedMemory:
 
     def cache_faces(self, sha256: str, faces: list[Face]) -> None:
         self._put(f"faces#{sha256}", {"faces": [f.dump() for f in faces]}, self.FACES_TTL)
+
+    # ---- what an earlier question on this web came to, and what its planner said ---------------
+
+    def planner_links(self, signature: str) -> list[dict[str, Any]] | None:
+        """The planner's links for a request of this signature, as an earlier run had them."""
+        data = self._get(f"planner#{signature}")
+        return None if data is None else list(data["links"])
+
+    def keep_planner_links(self, signature: str, links: list[dict[str, Any]]) -> None:
+        self._put(f"planner#{signature}", {"links": links}, self.SEARCH_TTL)
+
+    def unsolved(self, a: str, b: str) -> dict[str, Any] | None:
+        """How the last run about a–b that ended without a chain ended (None: none did lately)."""
+        return self._get(f"unsolved#{edge_id(a, b)}")
+
+    def remember_unsolved(self, a: str, b: str, ending: dict[str, Any]) -> None:
+        # As long as the pages it read are kept: a repeat after that pays for them again anyway.
+        self._put(f"unsolved#{edge_id(a, b)}", ending, self.SEARCH_TTL)

@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections import deque
 from itertools import pairwise
 
+from visual_degrees.domain.graph_links import proven_date
 from visual_degrees.domain.models import Edge
 from visual_degrees.domain.wording import plural
 from visual_degrees.search.evidence import accept_edge
@@ -37,12 +38,42 @@ MAX_RECHECKS = 3
 
 def earlier_chain(scope: SearchScope) -> StepResult | None:
     """S1 of every strategy, with the evidence graph: the shortest chain A..B that earlier runs
-    proved answers first, for free (the look is journalled: a re-run of the step sees the same)."""
-    if not (scope.rules.remember_edges and scope.decide("remembered", lambda: chain_in_memory(scope))):
-        return None
+    proved answers first, for free (the look is journalled: a re-run of the step sees the same).
+    Otherwise, if an earlier run asked the same question and ended without a chain, the run says
+    what it reuses of it."""
     a, b = scope.state.person_a, scope.state.person_b
+    if not (scope.rules.remember_edges and scope.decide("remembered", lambda: chain_in_memory(scope))):
+        asked_before(scope)
+        return None
     scope.status(f"Earlier runs already proved a chain from {a.name} to {b.name}", earlier=True)
     return StepResult(reached=True, observed=(Observed(),))
+
+
+def asked_before(scope: SearchScope) -> None:
+    """Say so when this question was asked on this photo web lately and ended without a chain:
+    what that run read (pages), recognised (faces), ruled out and was told by the planner is
+    reused from the shared caches, so only what it did not try is paid for."""
+    if not scope.rules.shared_cache:
+        return
+    a, b = scope.state.person_a, scope.state.person_b
+    ending = scope.shared.unsolved(a.key, b.key)
+    if ending is None:
+        return
+    scope.status(
+        f"Asked before on this photo web ({proven_date(float(ending['at']))[:10]}), and no chain was "
+        f"found then: what that run read, recognised and ruled out is reused, and only what it did "
+        f"not try is paid for",
+        earlier=True,
+        askedBefore={"runId": ending["runId"], "reason": ending.get("reason")},
+    )
+
+
+def remember_unsolved(scope: SearchScope, reason: str) -> None:
+    """At S7: keep how this question ended, for a run that asks it again (see asked_before)."""
+    if scope.rules.shared_cache:
+        a, b = scope.state.person_a, scope.state.person_b
+        ending = {"runId": scope.state.run_id, "at": scope.ctx.clock.now(), "reason": reason}
+        scope.shared.remember_unsolved(a.key, b.key, ending)
 
 
 def join_the_graph(scope: SearchScope) -> None:
@@ -50,7 +81,10 @@ def join_the_graph(scope: SearchScope) -> None:
     component of the graph joins the run's graph (journalled), and the run says so."""
     if not scope.rules.remember_edges:
         return
-    joined = scope.decide("component", lambda: link_ends_to_graph(scope))
+    # Asked again after no chain: that run's own links come back from the caches as it found them,
+    # so only what other runs proved is new (and the run replays the first, paying for nothing twice).
+    before = scope.shared.unsolved(scope.state.person_a.key, scope.state.person_b.key) or {}
+    joined = scope.decide("component", lambda: link_ends_to_graph(scope, besides=before.get("runId")))
     if joined:
         a, b = scope.state.person_a, scope.state.person_b
         scope.status(
@@ -131,10 +165,11 @@ def shortest_known(scope: SearchScope, a: str, b: str) -> list[str] | None:
     return None
 
 
-def link_ends_to_graph(scope: SearchScope) -> int:
+def link_ends_to_graph(scope: SearchScope, *, besides: str | None = None) -> int:
     """Bring each end's component of the graph (breadth first, at most MAX_COMPONENT_LINKS links in
-    all) into the run's verified graph, without cards: any person of it is now a meeting point, and
-    a chain through it shows its links (and their photos) when it is the answer. How many links."""
+    all, none proven by the run `besides`) into the run's verified graph, without cards: any person
+    of it is now a meeting point, and a chain through it shows its links (and their photos) when it
+    is the answer. How many links."""
     added = 0
     budget = MAX_COMPONENT_LINKS
     for end in (scope.state.person_a.key, scope.state.person_b.key):
@@ -145,9 +180,11 @@ def link_ends_to_graph(scope: SearchScope) -> int:
                 if neighbour.key in seen or budget <= 0:
                     continue
                 seen.add(neighbour.key)
-                edge = scope.known.edge(node, neighbour.key)
+                link = scope.known.link(node, neighbour.key)
                 budget -= 1
-                if edge is not None and _adopt(scope, edge, card=False):
+                if link is None or (besides and link.run_id == besides):
+                    continue
+                if _adopt(scope, link.edge(), card=False):
                     added += 1
                     queue.append(neighbour.key)
     scope.graph.flush()
