@@ -51,3 +51,27 @@ def test_many_are_plural_and_live_time_is_plain() -> None:
     event = final(hops=2, searches=3, llm_calls=0)
     assert describe(event).endswith("(2 hops)")
     assert "Spent: 3 searches · 1 recognition · 0 LLM calls · $0.0100 · 6.5 s" in summary(event)
+
+
+def test_a_link_from_an_earlier_run_says_when_it_was_proven() -> None:
+    # Given a photo an earlier run proved, shown as an evidence event and as a hop of the answer
+    card = RunEvent.model_validate(
+        {
+            "runId": "r",
+            "seq": 3,
+            "type": "evidence",
+            "ts": "2026-01-01T00:00:00Z",
+            "data": {
+                "imageUrl": "https://x.invalid/1.svg",
+                "people": [{"name": "P0", "confidence": 99.0}, {"name": "P1", "confidence": 98.0}],
+                "earlierRun": True,
+                "provenAt": "2025-12-30T10:00:00Z",
+            },
+        }
+    )
+    answer = final(1, 0, 0)
+    answer.data["edges"][0]["evidence"].update(earlierRun=True, provenAt="2025-12-30T10:00:00Z")
+    # Then both say it was proven then by an earlier run; a link proven now says nothing of the kind
+    assert describe(card).endswith("(proven 2025-12-30T10:00:00Z by an earlier run)")
+    assert "proven 2025-12-30T10:00:00Z by an earlier run" in summary(answer)
+    assert "earlier run" not in summary(final(1, 0, 0))

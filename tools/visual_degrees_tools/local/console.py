@@ -24,7 +24,7 @@ def describe(event: RunEvent) -> str:
             text = str(d.get("message", ""))
         case "evidence" if d.get("people"):  # one photo: everyone recognised in it
             people = ", ".join(f"{p['name']} {_pct(p['confidence'])}" for p in d["people"])
-            text = f"{people}  {d['imageUrl']}"
+            text = f"{people}  {d['imageUrl']}{_earlier(d)}"
         case "evidence":
             confidences = f"({_pct(d['confidenceA'])} / {_pct(d['confidenceB'])})"
             text = f"{d['from']} — {d['to']}  {confidences}  {d['imageUrl']}"
@@ -58,6 +58,8 @@ def summary(final: RunEvent, *, simulated: bool = False) -> str:
             lines.append(f"      image {ev['imageUrl']}")
             if ev.get("pageUrl"):
                 lines.append(f"      page  {ev['pageUrl']}")
+            if ev.get("earlierRun"):
+                lines.append(f"      proven {ev.get('provenAt')} by an earlier run")
         lines.append(
             f"Bottleneck {d['bottleneckConfidence']:.1f} · cumulative {d['cumulativeConfidence']:.3f}"
         )
@@ -146,3 +148,8 @@ class ConsoleSink:
 
     def close(self) -> None:
         self._clear()
+
+
+def _earlier(data: dict[str, Any]) -> str:
+    """What an evidence line adds for a photo an earlier run proved (read from the evidence graph)."""
+    return f"  (proven {data.get('provenAt')} by an earlier run)" if data.get("earlierRun") else ""

@@ -465,6 +465,7 @@
     }
     if (!photo.pageUrl && typeof data.pageUrl === "string") photo.pageUrl = data.pageUrl;
     if (!photo.title && typeof data.title === "string") photo.title = data.title;
+    if (data.earlierRun && typeof data.provenAt === "string") photo.provenAt = data.provenAt;
     photo.dirty = true;
     return photo;
   }
@@ -671,6 +672,7 @@
       body.append(caption);
     }
     const meta = el("p", "card-meta", `${photo.links.size} ${photo.links.size === 1 ? "link" : "links"}`);
+    if (photo.provenAt) meta.append(` · ${provenLabel(photo.provenAt)}`);
     const source = photoUrl(photo.pageUrl) || photoUrl(photo.imageUrl);
     if (source) meta.append(" · ", sourceLink(source));
     body.append(meta);
@@ -708,6 +710,11 @@
     return row;
   }
 
+  // A link read from the deployment's evidence graph: when an earlier run proved it.
+  function provenLabel(provenAt) {
+    return `proven ${String(provenAt).slice(0, 10)} by an earlier run`;
+  }
+
   // A hop of the final path: its photo and both people's confidences.
   function hopCard(edge) {
     const ev = edge.evidence && typeof edge.evidence === "object" ? edge.evidence : {};
@@ -723,9 +730,10 @@
       body.append(caption);
     }
     const source = photoUrl(ev.pageUrl) || photoUrl(ev.imageUrl);
-    if (source) {
+    if (source || ev.earlierRun) {
       const meta = el("p", "card-meta");
-      meta.append(sourceLink(source));
+      if (ev.earlierRun) meta.append(provenLabel(ev.provenAt), source ? " · " : "");
+      if (source) meta.append(sourceLink(source));
       body.append(meta);
     }
     article.replaceChildren(...(thumb ? [thumb] : []), body);
