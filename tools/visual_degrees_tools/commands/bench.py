@@ -158,7 +158,8 @@ def main(args: argparse.Namespace, state_dir: Path) -> int:
     if args.out is not None:
         _write_report(args, figures, source, result)
         if streamed:
-            title = f"{args.stream} questions, {figures['world']} ({args.web} web)"
+            world = args.world.name if args.world else "bundled world"
+            title = f"{args.stream} questions in order, {world} ({args.web} web)"
             plot_stream(args.out / "stream.png", title, figures)
     _print(figures, as_json=args.json)
     return EXIT_FAILED if figures["false_paths"] else 0
