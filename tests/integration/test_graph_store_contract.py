@@ -4,39 +4,20 @@ and in memory: what `run` and `serve` use) and on DynamoDB (through moto, a tabl
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.support.memory_fixtures import KINDS, ManualClock, moto_dynamodb, open_memory
+from tests.support.memory_fixtures import START, ManualClock
+from tests.support.memory_fixtures import any_memory as any_memory  # the `memory` fixture
+from tests.support.memory_fixtures import manual_clock as manual_clock  # `clock`
+from tests.support.memory_fixtures import shared_moto_client as shared_moto_client  # `moto_client`
 from visual_degrees.domain.graph_links import GraphLink
 from visual_degrees.domain.models import BoundingBox, Edge, Evidence
 from visual_degrees.lifecycle.evidence_graph import DAY_SECONDS, MemoryGraphStore
 from visual_degrees.ports import Memory
 
-START = 1_767_225_600.0
 WEB = "sandbox:cast.G#seed=0#web=realistic"
-
-
-@pytest.fixture
-def clock() -> ManualClock:
-    return ManualClock(START)
-
-
-@pytest.fixture(scope="module")
-def moto_client() -> Iterator[Any]:
-    with moto_dynamodb() as client:
-        yield client
-
-
-@pytest.fixture(params=KINDS)
-def memory(
-    request: pytest.FixtureRequest, clock: ManualClock, tmp_path: Path, moto_client: Any
-) -> Iterator[Memory]:
-    with open_memory(request.param, clock, tmp_path, moto_client) as store:
-        yield store
 
 
 @pytest.fixture
