@@ -78,6 +78,8 @@ class DeploymentSettings(BaseModel):
     run_ceilings: RunCeilings = Field(default_factory=RunCeilings, alias="runCeilings")
     max_active_runs_per_client: int = Field(default=2, ge=1, le=100, alias="maxActiveRunsPerClient")
     execution_timeout_minutes: int = Field(default=65, ge=5, le=1440, alias="executionTimeoutMinutes")
+    # How long the evidence graph keeps a link after a run proved it (the table's item TTL).
+    graph_retention_days: int = Field(default=180, ge=1, le=3650, alias="graphRetentionDays")
 
     # Capacity bounds. A reservation comes out of the account's concurrency quota, of which Lambda keeps
     # 100 unreserved, so reservations are off unless the operator turns them on and states the quota

@@ -15,6 +15,7 @@ from aws_cdk import aws_lambda as lambda_
 from constructs import Construct
 
 from infra.bedrock_access import BedrockModel, any_region_model_arn, invoke_statements
+from infra.constructs.evidence_graph_table import EvidenceGraphTable
 from infra.constructs.execution_endings import ExecutionEndings
 from infra.constructs.functions import Need, Role, RuntimeFunctions
 from infra.constructs.observability import Observability
@@ -28,6 +29,8 @@ from visual_degrees.constants import (
     ENV_BEDROCK_MODEL_ID,
     ENV_CLIENT_RATE_SHARE,
     ENV_CLIENT_TOKENS_SECRET_ARN,
+    ENV_GRAPH_RETENTION_DAYS,
+    ENV_GRAPH_TABLE_NAME,
     ENV_LLM_RPS,
     ENV_MAX_ACTIVE_RUNS,
     ENV_PLANNER,
@@ -57,6 +60,7 @@ class VisualDegreesStack(Stack):
         )
         self.settings = settings
         self.memory = RunMemoryTable(self, "RunMemory", settings=settings)
+        self.graph = EvidenceGraphTable(self, "EvidenceGraph", settings=settings)
         self.secrets = RuntimeSecrets(self, "Secrets", settings=settings)
         self.functions = RuntimeFunctions(self, "Functions", settings=settings)
         self.workflow = Workflow(
@@ -82,6 +86,7 @@ class VisualDegreesStack(Stack):
 
         wiring: Mapping[Need, Callable[[lambda_.Function], dict[str, str]]] = {
             Need.MEMORY: self._memory,
+            Need.GRAPH: self._graph,
             Need.PUSH: self._push,
             Need.START_RUN: self._start_run,
             Need.STOP_RUN: self._stop_run,
@@ -125,6 +130,13 @@ class VisualDegreesStack(Stack):
     def _read_run_access(self, function: lambda_.Function) -> dict[str, str]:
         self.memory.grant_read_item(function)
         return {ENV_TABLE_NAME: self.memory.table.table_name}
+
+    def _graph(self, function: lambda_.Function) -> dict[str, str]:
+        self.graph.grant_links(function)
+        return {
+            ENV_GRAPH_TABLE_NAME: self.graph.table.table_name,
+            ENV_GRAPH_RETENTION_DAYS: str(self.graph.retention_days),
+        }
 
     def _push(self, function: lambda_.Function) -> dict[str, str]:
         self.gateway.grant_push(function)
@@ -205,6 +217,7 @@ class VisualDegreesStack(Stack):
         )
         CfnOutput(self, "StateMachineArn", value=self.workflow.state_machine.state_machine_arn)
         CfnOutput(self, "RunMemoryTableName", value=self.memory.table.table_name)
+        CfnOutput(self, "EvidenceGraphTableName", value=self.graph.table.table_name)
         CfnOutput(
             self,
             "ProviderKeysSecretArn",

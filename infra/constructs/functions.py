@@ -52,6 +52,7 @@ class Need(enum.Enum):
     """A capability a handler uses; each maps to one grant (and its environment variable)."""
 
     MEMORY = "memory"  # run memory items (VD_TABLE_NAME)
+    GRAPH = "graph"  # the evidence graph's links (VD_GRAPH_TABLE_NAME, VD_GRAPH_RETENTION_DAYS)
     PUSH = "push"  # PostToConnection on the stage (VD_WEBSOCKET_ENDPOINT)
     START_RUN = "start_run"  # states:StartExecution (VD_STATE_MACHINE_ARN)
     STOP_RUN = "stop_run"  # states:StopExecution
@@ -92,11 +93,13 @@ AUTHORIZER = Sizing(memory_mb=256, timeout_seconds=10, reserved_concurrency=10)
 
 # Which steps call which providers is the handlers' catalog: the same sets decide, at runtime, which
 # steps may build live providers at all.
-_SEARCHING = frozenset({Need.MEMORY, Need.PUSH, Need.PROVIDER_KEYS, Need.RECOGNIZE})
-_PLANNING = frozenset({Need.MEMORY, Need.PUSH, Need.PROVIDER_KEYS, Need.PLAN})
+# The steps that prove links (and S1, which reads the graph first) read and write the evidence graph.
+_SEARCHING = frozenset({Need.MEMORY, Need.GRAPH, Need.PUSH, Need.PROVIDER_KEYS, Need.RECOGNIZE})
+_PLANNING = frozenset({Need.MEMORY, Need.GRAPH, Need.PUSH, Need.PROVIDER_KEYS, Need.PLAN})
 STEP_PROFILES: Mapping[str, tuple[Sizing, frozenset[Need]]] = {
     **{step: (PROVIDER_STEP, _SEARCHING) for step in sorted(SEARCHING_STEPS)},
     **{step: (PLANNER_STEP, _PLANNING) for step in sorted(PLANNING_STEPS)},
+    "finalize_success": (ORCHESTRATION, frozenset({Need.MEMORY, Need.GRAPH, Need.PUSH})),  # keeps its chain
 }
 # Every other step only reads and writes run memory and emits events.
 DEFAULT_STEP_PROFILE = (ORCHESTRATION, frozenset({Need.MEMORY, Need.PUSH}))

@@ -47,26 +47,33 @@ INDEX_ACTIONS = ("dynamodb:Query",)  # the pusher's "who listens to run R"; noth
 READ_ITEM_ACTIONS = ("dynamodb:GetItem",)
 
 
+def item_table(scope: Construct, settings: DeploymentSettings) -> dynamodb.Table:
+    """An on-demand table of the Memory port's layout (pk/sk strings, TTL on the expiry attribute),
+    with point-in-time recovery, as run memory and the evidence graph both are."""
+    string = dynamodb.AttributeType.STRING
+    return dynamodb.Table(
+        scope,
+        "Table",
+        partition_key=dynamodb.Attribute(name=PARTITION_KEY, type=string),
+        sort_key=dynamodb.Attribute(name=SORT_KEY, type=string),
+        billing_mode=dynamodb.BillingMode.PAY_PER_REQUEST,
+        time_to_live_attribute=TTL_ATTRIBUTE,
+        point_in_time_recovery_specification=dynamodb.PointInTimeRecoverySpecification(
+            point_in_time_recovery_enabled=True
+        ),
+        # The AWS managed key (aws/dynamodb): encrypted at rest, key use visible in CloudTrail, no
+        # key policy to own and no $1/month per key. The data is public names, celebrity ids and
+        # image URLs (no face data), which does not justify a customer managed key.
+        encryption=dynamodb.TableEncryption.AWS_MANAGED,
+        removal_policy=settings.removal,
+    )
+
+
 class RunMemoryTable(Construct):
     def __init__(self, scope: Construct, construct_id: str, *, settings: DeploymentSettings) -> None:
         super().__init__(scope, construct_id)
         string = dynamodb.AttributeType.STRING
-        self.table = dynamodb.Table(
-            self,
-            "Table",
-            partition_key=dynamodb.Attribute(name=PARTITION_KEY, type=string),
-            sort_key=dynamodb.Attribute(name=SORT_KEY, type=string),
-            billing_mode=dynamodb.BillingMode.PAY_PER_REQUEST,
-            time_to_live_attribute=TTL_ATTRIBUTE,
-            point_in_time_recovery_specification=dynamodb.PointInTimeRecoverySpecification(
-                point_in_time_recovery_enabled=True
-            ),
-            # The AWS managed key (aws/dynamodb): encrypted at rest, key use visible in CloudTrail, no
-            # key policy to own and no $1/month per key. The data is public names and image URLs that
-            # expire within the run TTL, which does not justify a customer managed key.
-            encryption=dynamodb.TableEncryption.AWS_MANAGED,
-            removal_policy=settings.removal,
-        )
+        self.table = item_table(self, settings)
         self.table.add_global_secondary_index(
             index_name=CONNECTIONS_BY_RUN_INDEX,
             partition_key=dynamodb.Attribute(name=SUBSCRIBED_RUN_ATTRIBUTE, type=string),

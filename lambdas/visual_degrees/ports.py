@@ -9,6 +9,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
+from visual_degrees.domain.graph_links import GraphLink, Neighbour
 from visual_degrees.domain.models import Face, FetchedImage, ImageHit, RunEvent
 from visual_degrees.domain.planning import ConnectContext, ConnectReply, PlannerContext, PlannerReply
 
@@ -181,3 +182,26 @@ class CallTicket:
     client: str
     deadline: float
     throttled: Callable[[str], bool]
+
+
+class GraphStore(Protocol):
+    """The deployment's evidence graph: every link any run proved, photo web by photo web (`web`:
+    "live", or one sandbox world, seed and web; a photo proves nothing in another web). Links
+    expire after the store's retention; expired links are invisible to every read."""
+
+    def add(self, web: str, link: GraphLink) -> None:
+        """Keep `link` (a pair already held keeps the stronger photo; an equal or stronger new
+        proof replaces it and starts its retention again)."""
+        ...
+
+    def link(self, web: str, a: str, b: str) -> GraphLink | None:
+        """The link between a and b (either order), if one is held."""
+        ...
+
+    def neighbours(self, web: str, key: str, limit: int | None = None) -> list[Neighbour]:
+        """Who `key` is linked to, in key order (at most `limit`)."""
+        ...
+
+    def forget(self, web: str, a: str, b: str) -> None:
+        """Drop the link between a and b (its photo no longer shows them)."""
+        ...

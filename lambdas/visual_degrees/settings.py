@@ -110,6 +110,8 @@ class Settings(BaseSettings):
 
     # ---- the deployment's wiring (the CDK app sets each function only those of its grants) -------
     table_name: str | None = None  # run memory
+    graph_table_name: str | None = None  # the evidence graph (None: kept in run memory's table)
+    graph_retention_days: int = Field(default=180, ge=1, le=3650)  # how long a proven link is kept
     state_machine_arn: str | None = None
     websocket_endpoint: str | None = None  # the API's management endpoint, to push to connections
     client_tokens_secret_arn: str | None = None  # {clientId: token}, read by the $connect authorizer

@@ -23,8 +23,9 @@ pytestmark = pytest.mark.cdk
 
 
 def test_one_on_demand_table_keyed_by_the_shared_constants(template: Any) -> None:
-    # Given the synthesized app / When reading its tables / Then there is one, keyed pk/sk, on demand
-    template.resource_count_is("AWS::DynamoDB::Table", 1)
+    # Given the synthesized app / When reading its tables / Then there are two (run memory and the
+    # evidence graph), keyed pk/sk, on demand
+    template.resource_count_is("AWS::DynamoDB::Table", 2)
     template.has_resource_properties(
         "AWS::DynamoDB::Table",
         {
@@ -71,10 +72,10 @@ def test_connections_by_run_index_is_keys_only_on_the_subscription_attribute(tem
 
 
 def test_removal_policy_follows_the_context(raw: dict[str, Any], context: dict[str, Any]) -> None:
-    # Given cdk.json's removalPolicy / Then the table's deletion policy matches it
+    # Given cdk.json's removalPolicy / Then each table's deletion policy matches it
     expected = {"destroy": "Delete", "retain": "Retain"}[context["removalPolicy"]]
-    (table,) = resources(raw, "AWS::DynamoDB::Table").values()
-    assert (table["DeletionPolicy"], table["UpdateReplacePolicy"]) == (expected, expected)
+    tables = resources(raw, "AWS::DynamoDB::Table").values()
+    assert [(t["DeletionPolicy"], t["UpdateReplacePolicy"]) for t in tables] == [(expected, expected)] * 2
 
 
 @mock_aws

@@ -137,3 +137,12 @@ def test_a_second_pass_over_the_same_pairs_reports_only_that_pass():
     solved_first = {r.a for r in first.records if r.solved}
     assert solved_first, "the bundled world should let the default solve some of these pairs"
     assert all(r.searches == 0 and r.cost_usd == 0 for r in again.records if r.a in solved_first)
+
+
+def test_a_stream_runs_on_one_memory_and_prints_the_cost_by_tens_with_a_plot(capsys, tmp_path):
+    # Given a stream of 12 questions about the bundled world's most credited people
+    code, figures, _ = bench(capsys, "--stream", "12", "--seed", "2", "--json", "--out", str(tmp_path / "o"))
+    # Then every question ran on one memory, the cost curve has a point per ten, and it is plotted
+    assert code == 0 and figures["shared_memory"] is True and figures["pairs"] == 12
+    assert len(figures["stream_cost_by_tens"]) == 2 and figures["stream_compared"] == 6
+    assert figures["stream_top"] == 400 and (tmp_path / "o" / "stream.png").stat().st_size > 0

@@ -22,13 +22,15 @@ from hypothesis import strategies as st
 
 from tests.support.memory_fixtures import (
     KINDS,
+    START,
     InterjectingClient,
     ManualClock,
     SerializedClient,
     fresh_table,
-    moto_dynamodb,
-    open_memory,
 )
+from tests.support.memory_fixtures import any_memory as any_memory  # the `memory` fixture
+from tests.support.memory_fixtures import manual_clock as manual_clock  # `clock`
+from tests.support.memory_fixtures import shared_moto_client as shared_moto_client  # `moto_client`
 from visual_degrees.adapters.aws.dynamodb_memory import DynamoDbMemory
 from visual_degrees.adapters.memory_rules import MAX_DATA_BYTES, MAX_TRANSACT_WRITES
 from visual_degrees.domain.errors import (
@@ -39,28 +41,6 @@ from visual_degrees.domain.errors import (
 )
 from visual_degrees.ports import Increment, Item, Memory, Put, Write
 from visual_degrees_tools.adapters.sqlite_memory import SqliteMemory
-
-START = 1_767_225_600.0
-
-
-@pytest.fixture
-def clock() -> ManualClock:
-    return ManualClock(START)
-
-
-@pytest.fixture(scope="module")
-def moto_client() -> Iterator[Any]:
-    with moto_dynamodb() as client:
-        yield client
-
-
-@pytest.fixture(params=KINDS)
-def memory(
-    request: pytest.FixtureRequest, clock: ManualClock, tmp_path: Path, moto_client: Any
-) -> Iterator[Memory]:
-    with open_memory(request.param, clock, tmp_path, moto_client) as store:
-        yield store
-
 
 # ---- items, data and TTL ------------------------------------------------------------------------
 

@@ -145,9 +145,13 @@ def _cached(name: str) -> Any:
 
 
 def _table_properties(template: dict[str, Any]) -> dict[str, Any]:
-    tables = [r for r in template["Resources"].values() if r["Type"] == "AWS::DynamoDB::Table"]
+    tables = [
+        r
+        for lid, r in template["Resources"].items()
+        if r["Type"] == "AWS::DynamoDB::Table" and lid.startswith("RunMemory")
+    ]
     if len(tables) != 1:
-        raise AssertionError(f"expected one DynamoDB table in the template, found {len(tables)}")
+        raise AssertionError(f"expected one run-memory table in the template, found {len(tables)}")
     properties: dict[str, Any] = tables[0]["Properties"]
     return properties
 

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import boto3
+import pytest
 from moto import mock_aws
 
 from tests.support.dynamodb_table import create_run_table
@@ -29,13 +30,17 @@ KINDS = ("sqlite-file", "sqlite-memory", "dynamodb")
 
 __all__ = [
     "KINDS",
+    "START",
     "TABLE_NAME",
     "InterjectingClient",
     "ManualClock",
     "SerializedClient",
+    "any_memory",
     "fresh_table",
+    "manual_clock",
     "moto_dynamodb",
     "open_memory",
+    "shared_moto_client",
 ]
 
 _tables = itertools.count(1)
@@ -117,3 +122,29 @@ def open_memory(kind: str, clock: ManualClock, tmp_path: Path, client: Any = Non
     path = tmp_path / "state" / "memory.sqlite3" if kind == "sqlite-file" else ":memory:"
     with SqliteMemory(path, now=clock.now) as memory:
         yield memory
+
+
+# ---- fixtures of the contract suites (the Memory port's and the evidence graph's) --------------
+# A suite takes them as `from tests.support.memory_fixtures import clock, moto_client, memory`.
+
+START = 1_767_225_600.0
+
+
+@pytest.fixture(name="clock")
+def manual_clock() -> ManualClock:
+    return ManualClock(START)
+
+
+@pytest.fixture(name="moto_client", scope="module")
+def shared_moto_client() -> Iterator[Any]:
+    with moto_dynamodb() as client:
+        yield client
+
+
+@pytest.fixture(name="memory", params=KINDS)
+def any_memory(
+    request: pytest.FixtureRequest, clock: ManualClock, tmp_path: Path, moto_client: Any
+) -> Iterator[Memory]:
+    """Each kind of store in turn (SQLite file, SQLite in memory, DynamoDB on moto), empty."""
+    with open_memory(request.param, clock, tmp_path, moto_client) as store:
+        yield store

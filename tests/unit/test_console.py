@@ -159,3 +159,27 @@ def test_a_final_without_degrees_or_with_nothing_spent_on_fewer_shows_no_such_li
     event = final(hops=2, searches=3, llm_calls=0)
     event.data["degrees"] = {"lines": ["Degrees: 2"], "spentUsd": 0.0, "allowanceUsd": 0.005}
     assert "Looking for" not in summary(event) and "Degrees: 2" in summary(event)
+
+
+def test_a_link_from_an_earlier_run_says_when_it_was_proven() -> None:
+    # Given a photo an earlier run proved, shown as an evidence event and as a hop of the answer
+    card = RunEvent.model_validate(
+        {
+            "runId": "r",
+            "seq": 3,
+            "type": "evidence",
+            "ts": "2026-01-01T00:00:00Z",
+            "data": {
+                "imageUrl": "https://x.invalid/1.svg",
+                "people": [{"name": "P0", "confidence": 99.0}, {"name": "P1", "confidence": 98.0}],
+                "earlierRun": True,
+                "provenAt": "2025-12-30T10:00:00Z",
+            },
+        }
+    )
+    answer = final(1, 0, 0)
+    answer.data["edges"][0]["evidence"].update(earlierRun=True, provenAt="2025-12-30T10:00:00Z")
+    # Then both say it was proven then by an earlier run; a link proven now says nothing of the kind
+    assert describe(card).endswith("(proven 2025-12-30T10:00:00Z by an earlier run)")
+    assert "proven 2025-12-30T10:00:00Z by an earlier run" in summary(answer)
+    assert "earlier run" not in summary(final(1, 0, 0))

@@ -108,6 +108,9 @@ class Evidence(Model):
     id_b: str = ""
     box_a: BoundingBox | None = None
     box_b: BoundingBox | None = None
+    # Set on a link read from the deployment's evidence graph: when an earlier run proved it.
+    proven_at: str | None = None
+    earlier_run: bool = False
 
     @model_validator(mode="before")
     @classmethod

@@ -33,8 +33,9 @@ from visual_degrees.handlers.run_metrics import report_finished
 from visual_degrees.lifecycle.call_tickets import call_ticket, runtime_deadline
 from visual_degrees.lifecycle.client_tokens import identify
 from visual_degrees.lifecycle.context import StepContext
+from visual_degrees.lifecycle.evidence_graph import MemoryGraphStore
 from visual_degrees.lifecycle.runs_api import RunsApi, StartPolicy, StoredSubscriptions
-from visual_degrees.ports import Clock, Memory, Providers, RateLimiter
+from visual_degrees.ports import Clock, GraphStore, Memory, Providers, RateLimiter
 from visual_degrees.settings import Settings, load_settings
 
 
@@ -192,6 +193,17 @@ class AwsRuntime:
 
     # ---- steps --------------------------------------------------------------------------------
 
+    @cached_property
+    def graph(self) -> GraphStore:
+        """The evidence graph: its own table when the function has one, else run memory's."""
+        settings = self.settings
+        memory = (
+            DynamoDbMemory(settings.graph_table_name, client=self._dynamodb)
+            if settings.graph_table_name
+            else self.memory
+        )
+        return MemoryGraphStore(memory, retention_days=settings.graph_retention_days)
+
     def step_context(
         self, step: str, state: RunState | None = None, *, until: float | None = None
     ) -> StepContext:
@@ -211,6 +223,7 @@ class AwsRuntime:
             clock=self.clock,
             sink=self.sink,
             costs=self._costs,
+            graph=self.graph,
         )
 
     def limiter_for(self, step: str) -> RateLimiter | None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from visual_degrees.domain.costs import DEFAULT_COSTS, CostTable
-from visual_degrees.ports import Clock, EventSink, Memory, Providers
+from visual_degrees.ports import Clock, EventSink, GraphStore, Memory, Providers
 
 
 @dataclass
@@ -36,5 +36,7 @@ class StepContext:
     clock: Clock
     sink: EventSink | None = None
     costs: CostTable = field(default_factory=lambda: DEFAULT_COSTS)
+    # The deployment's evidence graph (None: kept in `memory`, as `run` and `serve` keep it).
+    graph: GraphStore | None = None
     # One per context: the local runner builds a context per run, a Lambda one per invocation.
     cache_tally: CacheTally = field(default_factory=CacheTally)

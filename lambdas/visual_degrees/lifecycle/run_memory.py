@@ -11,10 +11,10 @@ item. The items are read and written by concern: `RunControl` (meta, cancel, ste
 (people, pins, the verified graph); `RunMemory` bundles the four.
 
 `SharedMemory` is what outlives a run, in the same store under its own keys: provider answers
-(search results, an image URL's sha256, the faces found in an image by sha256) and the evidence graph
-(every verified pair with its photo), so a question asked again, or overlapping an earlier one, does
-not pay twice. All of it is scoped to one photo web (`Providers.web`): a photo proves a link only in
-the web it was found in.
+(search results, an image URL's sha256, the faces found in an image by sha256), so a question asked
+again, or overlapping an earlier one, does not pay twice; the links runs proved are the evidence
+graph's (evidence_graph.py). All of it is scoped to one photo web (`Providers.web`): a photo proves
+a link only in the web it was found in.
 """
 
 from __future__ import annotations
@@ -384,18 +384,16 @@ class RunMemory:
 
 
 class SharedMemory:
-    """What runs share: provider answers and the evidence graph, each fact one item under its own key
+    """What runs share: provider answers, each fact one item under its own key
     (so no partition grows hot and no item grows unbounded), each with a TTL of its own.
 
     Search results age fastest (the web changes); what a URL served and what an image shows change
-    rarely (Rekognition answers the same bytes the same way); a verified pair stays verified, but its
-    photo may vanish, so evidence too expires.
+    rarely (Rekognition answers the same bytes the same way).
     """
 
     SEARCH_TTL = 24 * 3600
     FETCH_TTL = 7 * 24 * 3600
     FACES_TTL = 30 * 24 * 3600
-    EVIDENCE_TTL = 30 * 24 * 3600
 
     def __init__(self, memory: Memory, web: str) -> None:
         self.memory = memory
@@ -434,36 +432,20 @@ class SharedMemory:
     def cache_faces(self, sha256: str, faces: list[Face]) -> None:
         self._put(f"faces#{sha256}", {"faces": [f.dump() for f in faces]}, self.FACES_TTL)
 
-    # ---- the evidence graph: one item per (person, neighbour), both directions ----------------
+    # ---- what an earlier question on this web came to, and what its planner said ---------------
 
-    def remember_edge(self, edge: Edge) -> None:
-        forward = edge.dump()
-        ev = forward["evidence"]
-        backward = {
-            **forward,
-            "a": edge.b,
-            "b": edge.a,
-            "nameA": edge.name_b,
-            "nameB": edge.name_a,
-            "evidence": {
-                **ev,
-                "confidenceA": ev["confidenceB"],
-                "confidenceB": ev["confidenceA"],
-                "idA": ev["idB"],
-                "idB": ev["idA"],
-                "boxA": ev["boxB"],
-                "boxB": ev["boxA"],
-            },
-        }
-        for data in (forward, backward):
-            self.memory.put(
-                Put(f"{self.prefix}graph#{data['a']}", f"to#{data['b']}", data, self.EVIDENCE_TTL)
-            )
+    def planner_links(self, signature: str) -> list[dict[str, Any]] | None:
+        """The planner's links for a request of this signature, as an earlier run had them."""
+        data = self._get(f"planner#{signature}")
+        return None if data is None else list(data["links"])
 
-    def known_edges(self, key: str, limit: int | None = None) -> list[Edge]:
-        """Verified edges from earlier runs touching `key`, each oriented from it."""
-        return [Edge.model_validate(data) for data in self.known_links(key, limit)]
+    def keep_planner_links(self, signature: str, links: list[dict[str, Any]]) -> None:
+        self._put(f"planner#{signature}", {"links": links}, self.SEARCH_TTL)
 
-    def known_links(self, key: str, limit: int | None = None) -> list[dict[str, Any]]:
-        """The same, unparsed (walking the graph needs only the far ends)."""
-        return [i.data for i in self.memory.query(f"{self.prefix}graph#{key}", "to#", limit=limit)]
+    def unsolved(self, a: str, b: str) -> dict[str, Any] | None:
+        """How the last run about a–b that ended without a chain ended (None: none did lately)."""
+        return self._get(f"unsolved#{edge_id(a, b)}")
+
+    def remember_unsolved(self, a: str, b: str, ending: dict[str, Any]) -> None:
+        # As long as the pages it read are kept: a repeat after that pays for them again anyway.
+        self._put(f"unsolved#{edge_id(a, b)}", ending, self.SEARCH_TTL)

@@ -17,6 +17,7 @@ from visual_degrees.lifecycle.context import StepContext
 from visual_degrees.lifecycle.continuation import close_segment, segments_summary
 from visual_degrees.lifecycle.endings import end_run
 from visual_degrees.lifecycle.event_log import EventLog
+from visual_degrees.lifecycle.evidence_graph import KnownLinks, MemoryGraphStore
 from visual_degrees.lifecycle.run_memory import RunMemory, SharedMemory
 
 T = TypeVar("T")
@@ -35,6 +36,8 @@ class RunScope:
         self.budget = Budget(ctx.memory, state.run_id, state.options.budgets, ctx.costs, ttl)
         self.log = EventLog(ctx.memory, ctx.sink, ttl_seconds=ttl)
         self.shared = SharedMemory(ctx.memory, ctx.providers.web)
+        graph = ctx.graph or MemoryGraphStore(ctx.memory)
+        self.known = KnownLinks(graph, ctx.providers.web, ctx.clock, state.run_id)
         self._emitted = 0
 
     # ---- events ------------------------------------------------------------------------------

@@ -44,13 +44,14 @@ def accept_edge(
     event per photo, naming everyone it proves: see announce_photo). Without a card the edge still
     counts; whoever shows it later (S6, a path_update) announces its photo first.
 
-    With the evidence graph, carded edges (those touching the people a search was about, where a later
-    question is likeliest to pass again) are also kept for later runs; S6 keeps its chain's."""
+    With the evidence graph, every pair a chain may use (trusted: see run_graph.trusted) is kept for
+    later runs, unless `remember` is False (a link read from the graph is not proven again)."""
     edge = Edge(a=a, b=b, name_a=scope.person(a).name, name_b=scope.person(b).name, evidence=evidence)
     if scope.graph.add(edge, vouched=beyond_doubt(scope, edge)) and card:
         announce(scope, edge)
-    if (card if remember is None else remember) and scope.rules.remember_edges:
-        scope.shared.remember_edge(edge)
+    keep = remember is not False and scope.rules.remember_edges
+    if keep and scope.graph.trusted(a, b, scope.rules.strong_confidence):
+        scope.known.remember(edge)
     return edge
 
 
@@ -58,7 +59,7 @@ def beyond_doubt(scope: SearchScope, edge: Edge) -> bool:
     """Does this photo alone settle the pair? Each face is matched at >= the strategy's strong
     confidence, or named by the photo's caption (see confirm.py)."""
     strong = scope.rules.strong_confidence
-    if strong is None:
+    if strong is None or edge.evidence.earlier_run:  # the graph keeps only pairs a chain could use
         return True
     ev = edge.evidence
     return all(
@@ -109,12 +110,18 @@ def announce_photo(scope: SearchScope, evidence: Evidence, people: dict[str, Fac
         "confidenceB": people[b].confidence,
         "confidence": first["confidence"],
         "query": evidence.query,
+        **earlier(evidence),
         "people": [
             {"key": k, "name": scope.person(k).name, "confidence": people[k].confidence} for k in keys
         ],
         "links": links,
     }
     scope.emit("evidence", data, key=f"photo:{photo_key(evidence.image_url)}")
+
+
+def earlier(evidence: Evidence) -> dict[str, object]:
+    """What an event says of a photo an earlier run proved: that it did, and when."""
+    return {"earlierRun": True, "provenAt": evidence.proven_at} if evidence.earlier_run else {}
 
 
 def photo_key(image_url: str) -> str:
@@ -138,7 +145,7 @@ def record(
             shown = focus is None or any(key in focus for key in people)
             for a, b in combinations(sorted(people), 2):
                 ev = evidence_of(obs, people[a], people[b])
-                accept_edge(scope, a, b, ev, card=False, remember=shown)
+                accept_edge(scope, a, b, ev, card=False)
             if shown:
                 announce_photo(scope, evidence_of(obs, None, next(iter(people.values()))), people)
         if frontier is None or (record_all and frontier not in people):

@@ -1,86 +1,206 @@
-"""Evidence from earlier runs: verified pairs kept with their photos (SharedMemory's evidence graph).
+"""Evidence from earlier runs: the deployment's evidence graph (lifecycle/evidence_graph.py), every
+link a run proved on this photo web, each with its photo.
 
-A reused edge is the very evidence an earlier run accepted (same photo, same confidences, same
-celebrity ids), so the evidence rule holds unchanged; identities must agree with this run's pins.
+A run asks it first (S1 of every strategy): if A and B are connected there within the hop limit, the
+shortest chain it holds is the answer, at no paid call. If not, each end's part of the graph (its
+component, read breadth first within a bound) joins the run's verified graph, so a photo tying the
+other end to any person of it closes a chain: the run links each end to the graph instead of
+building a chain from nothing.
+
+A reused link is the very evidence an earlier run accepted (same photo, same confidences, same
+celebrity ids), shown with its photo and the date it was proven; its photo is checked to still
+resolve before it is used (a link whose photo is gone is dropped from the graph), and identities
+must agree with this run's pins.
 """
 
 from __future__ import annotations
 
 from collections import deque
-from typing import Any
+from itertools import pairwise
 
+from visual_degrees.domain.graph_links import proven_date
 from visual_degrees.domain.models import Edge
+from visual_degrees.domain.wording import plural
 from visual_degrees.search.evidence import accept_edge
-from visual_degrees.search.observe import Observed
+from visual_degrees.search.observe import Observed, still_resolves
 from visual_degrees.search.port import StepResult
 from visual_degrees.search.scope import SearchScope
 
-# Evidence-graph reads one question may make while looking for a chain (each read is one query).
+# Adjacency reads one question may make looking for a chain (each read is one query).
 MAX_READS = 40
-# Remembered edges adopted per person: a hub met by many runs must not make every step heavier.
+# Neighbours read per person: a hub met by many runs must not make every read heavier.
 MAX_ADOPTED = 60
+# Links of an end's component brought into the run's graph when no chain is known (each one read).
+MAX_COMPONENT_LINKS = 120
+# Chains looked for again after a link's photo was found gone.
+MAX_RECHECKS = 3
 
 
 def earlier_chain(scope: SearchScope) -> StepResult | None:
-    """S1 of every strategy, with the evidence graph: a chain A..B that earlier runs proved answers
-    first, for free (the look is journalled: a re-run of the step sees the same answer)."""
-    if not (scope.rules.remember_edges and scope.decide("remembered", lambda: chain_in_memory(scope))):
-        return None
+    """S1 of every strategy, with the evidence graph: the shortest chain A..B that earlier runs
+    proved answers first, for free (the look is journalled: a re-run of the step sees the same).
+    Otherwise, if an earlier run asked the same question and ended without a chain, the run says
+    what it reuses of it."""
     a, b = scope.state.person_a, scope.state.person_b
-    scope.status(f"Earlier runs already proved a chain from {a.name} to {b.name}")
+    if not (scope.rules.remember_edges and scope.decide("remembered", lambda: chain_in_memory(scope))):
+        asked_before(scope)
+        return None
+    scope.status(f"Earlier runs already proved a chain from {a.name} to {b.name}", earlier=True)
     return StepResult(reached=True, observed=(Observed(),))
 
 
+def asked_before(scope: SearchScope) -> None:
+    """Say so when this question was asked on this photo web lately and ended without a chain:
+    what that run read (pages), recognised (faces), ruled out and was told by the planner is
+    reused from the shared caches, so only what it did not try is paid for."""
+    if not scope.rules.shared_cache:
+        return
+    a, b = scope.state.person_a, scope.state.person_b
+    ending = scope.shared.unsolved(a.key, b.key)
+    if ending is None:
+        return
+    scope.status(
+        f"Asked before on this photo web ({proven_date(float(ending['at']))[:10]}), and no chain was "
+        f"found then: what that run read, recognised and ruled out is reused, and only what it did "
+        f"not try is paid for",
+        earlier=True,
+        askedBefore={"runId": ending["runId"], "reason": ending.get("reason")},
+    )
+
+
+def remember_unsolved(scope: SearchScope, reason: str) -> None:
+    """At S7: keep how this question ended, for a run that asks it again (see asked_before)."""
+    if scope.rules.shared_cache:
+        a, b = scope.state.person_a, scope.state.person_b
+        ending = {"runId": scope.state.run_id, "at": scope.ctx.clock.now(), "reason": reason}
+        scope.shared.remember_unsolved(a.key, b.key, ending)
+
+
+def join_the_graph(scope: SearchScope) -> None:
+    """After S1's own look (whose photos pin who A and B are), when no chain is known: each end's
+    component of the graph joins the run's graph (journalled), and the run says so."""
+    if not scope.rules.remember_edges:
+        return
+    # Asked again after no chain: that run's own links come back from the caches as it found them,
+    # so only what other runs proved is new (and the run replays the first, paying for nothing twice).
+    before = scope.shared.unsolved(scope.state.person_a.key, scope.state.person_b.key) or {}
+    joined = scope.decide("component", lambda: link_ends_to_graph(scope, besides=before.get("runId")))
+    if joined:
+        a, b = scope.state.person_a, scope.state.person_b
+        scope.status(
+            f"Earlier runs proved {plural(joined, 'link')} around {a.name} and {b.name}; "
+            "a photo tying the other end to anyone of them closes a chain",
+            earlier=True,
+        )
+
+
 def import_known(scope: SearchScope, key: str) -> int:
-    """Add the remembered edges touching `key` to the run graph; how many pairs were new."""
+    """Add the remembered links touching `key` to the run graph; how many pairs were new."""
     if not scope.rules.remember_edges:
         return 0
-    added = sum(_adopt(scope, edge, card=False) for edge in scope.shared.known_edges(key, MAX_ADOPTED))
+    added = 0
+    for neighbour in scope.known.neighbours(key, MAX_ADOPTED):
+        edge = scope.known.edge(key, neighbour.key)
+        added += edge is not None and _adopt(scope, edge, card=False)
     scope.graph.flush()
     return added
 
 
 def chain_in_memory(scope: SearchScope) -> bool:
-    """Look for a chain A..B within max hops among remembered edges (breadth first from both ends,
-    at most MAX_READS reads); adopt its edges if there is one."""
+    """Look for the shortest chain A..B within max hops among remembered links; adopt it (shown as
+    evidence, photo by photo) if every photo of it still resolves. A link whose photo is gone is
+    dropped from the graph, and the next shortest chain is looked for."""
     if not scope.rules.remember_edges:
         return False
     a, b = scope.state.person_a.key, scope.state.person_b.key
-    max_hops = scope.options.max_hops
-    parents: list[dict[str, dict[str, Any] | None]] = [{a: None}, {b: None}]
-    depth: list[dict[str, int]] = [{a: 0}, {b: 0}]
-    queues = [deque([a]), deque([b])]
-    reads = 0
-    while reads < MAX_READS and (queues[0] or queues[1]):
-        side = 0 if queues[0] and (len(queues[0]) <= len(queues[1]) or not queues[1]) else 1
-        node = queues[side].popleft()
-        reads += 1
-        for link in scope.shared.known_links(node, MAX_ADOPTED):
-            nxt = str(link["b"])
-            if nxt in parents[side]:
-                continue
-            parents[side][nxt] = link
-            depth[side][nxt] = depth[side][node] + 1
-            if nxt in depth[1 - side] and depth[side][nxt] + depth[1 - side][nxt] <= max_hops:
-                chain = [
-                    Edge.model_validate(x) for x in _walk(parents[side], nxt) + _walk(parents[1 - side], nxt)
-                ]
-                if all(_adopt(scope, e, card=True, check_only=True) for e in chain):
-                    for e in chain:
-                        _adopt(scope, e, card=True)
-                    scope.graph.flush()
-                    return scope.graph.connects(a, b, max_hops, scope.rules.strong_confidence)
-            if depth[side][nxt] < max_hops:
-                queues[side].append(nxt)
+    for _ in range(MAX_RECHECKS):
+        keys = shortest_known(scope, a, b)
+        if keys is None:
+            return False
+        chain = [scope.known.edge(x, y) for x, y in pairwise(keys)]
+        edges = [e for e in chain if e is not None and _adopt(scope, e, card=True, check_only=True)]
+        if len(edges) < len(chain):
+            return False  # another identity holds a name of it in this run: not this chain
+        gone = [e for e in edges if not still_resolves(scope, e.evidence.image_url, e.evidence.sha256)]
+        for e in gone:
+            scope.known.forget(e.a, e.b)
+        if gone:
+            continue
+        for e in edges:
+            _adopt(scope, e, card=True)
+        scope.graph.flush()
+        return scope.graph.connects(a, b, scope.options.max_hops, scope.rules.strong_confidence)
     return False
 
 
-def _walk(parents: dict[str, dict[str, Any] | None], node: str) -> list[dict[str, Any]]:
-    links = []
-    while (link := parents[node]) is not None:
-        links.append(link)
-        node = str(link["a"])
-    return links
+def shortest_known(scope: SearchScope, a: str, b: str) -> list[str] | None:
+    """The fewest-links chain a..b (person keys) the graph holds within max hops, found breadth
+    first from both ends a whole layer at a time (so the first meeting is a shortest one), within
+    MAX_READS adjacency reads."""
+    max_hops = scope.options.max_hops
+    parents: list[dict[str, str | None]] = [{a: None}, {b: None}]
+    layers = [[a], [b]]
+    reads, hops = 0, 0
+    while layers[0] and layers[1] and hops < max_hops:
+        side = 0 if len(layers[0]) <= len(layers[1]) else 1
+        found, nxt = [], []
+        for node in layers[side]:
+            if reads >= MAX_READS:
+                break
+            reads += 1
+            for neighbour in scope.known.neighbours(node, MAX_ADOPTED):
+                if neighbour.key in parents[side]:
+                    continue
+                parents[side][neighbour.key] = node
+                nxt.append(neighbour.key)
+                if neighbour.key in parents[1 - side]:
+                    found.append(neighbour.key)
+        hops += 1
+        if found:
+            meet = min(found, key=lambda k: (_depth(parents[0], k) + _depth(parents[1], k), k))
+            return _walk(parents[0], meet)[::-1] + _walk(parents[1], meet)[1:]
+        layers[side] = nxt
+        if reads >= MAX_READS:
+            break
+    return None
+
+
+def link_ends_to_graph(scope: SearchScope, *, besides: str | None = None) -> int:
+    """Bring each end's component of the graph (breadth first, at most MAX_COMPONENT_LINKS links in
+    all, none proven by the run `besides`) into the run's verified graph, without cards: any person
+    of it is now a meeting point, and a chain through it shows its links (and their photos) when it
+    is the answer. How many links."""
+    added = 0
+    budget = MAX_COMPONENT_LINKS
+    for end in (scope.state.person_a.key, scope.state.person_b.key):
+        seen, queue = {end}, deque([end])
+        while queue and budget > 0:
+            node = queue.popleft()
+            for neighbour in scope.known.neighbours(node, MAX_ADOPTED):
+                if neighbour.key in seen or budget <= 0:
+                    continue
+                seen.add(neighbour.key)
+                link = scope.known.link(node, neighbour.key)
+                budget -= 1
+                if link is None or (besides and link.run_id == besides):
+                    continue
+                if _adopt(scope, link.edge(), card=False):
+                    added += 1
+                    queue.append(neighbour.key)
+    scope.graph.flush()
+    return added
+
+
+def _depth(parents: dict[str, str | None], node: str) -> int:
+    return len(_walk(parents, node)) - 1
+
+
+def _walk(parents: dict[str, str | None], node: str) -> list[str]:
+    """node, its parent, … back to the side's end."""
+    keys = [node]
+    while (parent := parents[keys[-1]]) is not None:
+        keys.append(parent)
+    return keys
 
 
 def _adopt(scope: SearchScope, edge: Edge, *, card: bool, check_only: bool = False) -> bool:
@@ -94,5 +214,5 @@ def _adopt(scope: SearchScope, edge: Edge, *, card: bool, check_only: bool = Fal
     if check_only:
         return True
     is_new = scope.graph.confidence(edge.a, edge.b) is None
-    accept_edge(scope, edge.a, edge.b, ev, card=card)
+    accept_edge(scope, edge.a, edge.b, ev, card=card, remember=False)
     return is_new

@@ -283,3 +283,10 @@ def _recognise(scope: SearchScope, got: _Fetched, shared: bool) -> list[Face] | 
     if shared:
         scope.shared.cache_faces(got.sha256, faces)
     return faces
+
+
+def still_resolves(scope: SearchScope, image_url: str, sha256: str) -> bool:
+    """Does the photo at `image_url` still serve the image it served (its sha256)? Fetched again (a
+    fetch is not a paid call), unless this run fetched it already; earlier runs' answers do not count."""
+    got = _fetch(scope, ImageHit(image_url=image_url), shared=False)
+    return got is not None and (not sha256 or got.sha256 == sha256)

@@ -12,6 +12,7 @@ from visual_degrees.domain.paths import graph_summary
 from visual_degrees.domain.wording import plural
 from visual_degrees.lifecycle.context import StepContext
 from visual_degrees.search import hints
+from visual_degrees.search.known_edges import remember_unsolved
 from visual_degrees.search.progress import partial_paths, partial_paths_payload
 from visual_degrees.search.strategies import begin
 
@@ -38,6 +39,7 @@ def run(state: RunState, ctx: StepContext) -> RunState:
         reason, exhausted=state.exhausted, unseen=unseen, max_hops=state.options.max_hops
     )
     hint = hints.report(scope)
+    remember_unsolved(scope, reason)
     scope.finish(
         "no_path",
         {

@@ -26,7 +26,7 @@ def run(state: RunState, ctx: StepContext) -> RunState:
     for edge in chain:  # a link proven in passing (no card yet) is shown before the answer uses it
         announce(scope, edge)
         if remember:
-            scope.shared.remember_edge(edge)
+            scope.known.remember(edge)
     keys = [e.a for e in chain] + [chain[-1].b]
     hint = hints.report(scope, keys)
     payload = final_payload(chain, edges, scope.evidence.names())  # the graph bounded around the chain

@@ -16,10 +16,20 @@ import pytest
 from moto import mock_aws
 from moto.core import DEFAULT_ACCOUNT_ID
 
-from tests.integration.handlers.helpers import CLIENT_TOKENS, ENDPOINT, REGION, TABLE, Aws, LambdaContext
+from tests.integration.handlers.helpers import (
+    CLIENT_TOKENS,
+    ENDPOINT,
+    GRAPH_TABLE,
+    REGION,
+    TABLE,
+    Aws,
+    LambdaContext,
+)
 from tests.support.cdk_template import run_table_definition, run_table_ttl
+from tests.support.dynamodb_table import create_run_table
 from visual_degrees.constants import (
     ENV_CLIENT_TOKENS_SECRET_ARN,
+    ENV_GRAPH_TABLE_NAME,
     ENV_MAX_ACTIVE_RUNS,
     ENV_RUN_DEFAULTS,
     ENV_STATE_MACHINE_ARN,
@@ -43,6 +53,7 @@ def aws() -> Iterator[Aws]:
         dynamodb = SESSION.client("dynamodb")
         dynamodb.create_table(TableName=TABLE, **run_table_definition())
         dynamodb.update_time_to_live(TableName=TABLE, TimeToLiveSpecification=run_table_ttl())
+        create_run_table(dynamodb, GRAPH_TABLE)  # the evidence graph: the same pk/sk/TTL layout
         stepfunctions = SESSION.client("stepfunctions")
         arns = {
             task.substitution: f"arn:aws:lambda:{REGION}:{DEFAULT_ACCOUNT_ID}:function:{task.step}"
@@ -60,6 +71,7 @@ def aws() -> Iterator[Aws]:
         management_api = SESSION.client("apigatewaymanagementapi", endpoint_url=ENDPOINT)
         environ = {
             ENV_TABLE_NAME: TABLE,
+            ENV_GRAPH_TABLE_NAME: GRAPH_TABLE,
             ENV_WEBSOCKET_ENDPOINT: ENDPOINT,
             ENV_STATE_MACHINE_ARN: machine,
             ENV_CLIENT_TOKENS_SECRET_ARN: tokens["ARN"],

@@ -19,6 +19,7 @@ from visual_degrees_tools.local.asl.engine import Execution, LocalEngine
 
 REGION = "us-east-1"
 TABLE = "VisualDegrees-RunMemory"
+GRAPH_TABLE = "VisualDegrees-EvidenceGraph"
 ENDPOINT = "https://abc123.execute-api.us-east-1.amazonaws.com/live"
 CLIENT_TOKENS = {"default": "tok-default-3f9c1d2e8b7a6f5e4d3c2b1a", "other": "tok-other-9a8b7c6d5e4f3a2b1c0d"}
 

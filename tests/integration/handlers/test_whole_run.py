@@ -9,11 +9,19 @@ management API, and the providers are the sandbox's, injected into the compositi
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 
 import pytest
 
-from tests.integration.handlers.helpers import drive_execution, emf_metrics, event, message
+from tests.integration.handlers.helpers import (
+    GRAPH_TABLE,
+    TABLE,
+    drive_execution,
+    emf_metrics,
+    event,
+    message,
+)
 from visual_degrees.handlers import ws_connect, ws_get_run, ws_start_run
 from visual_degrees.handlers.wiring import using_runtime
 from visual_degrees_tools.sandbox import EXAMPLE_PAIR, PhotoWeb, build_sandbox, default_world_path, load_world
@@ -65,6 +73,11 @@ def test_a_run_started_on_the_socket_runs_through_every_handler_and_reaches_the_
     final = events[-1]["data"]
     assert final["path"][0] == person_a and final["path"][-1] == person_b
     assert all(edge["evidence"]["imageUrl"] for edge in final["edges"])
+    # And every link of the answer is kept in the evidence graph's own table, not in run memory's
+    kept = aws.dynamodb.scan(TableName=GRAPH_TABLE)["Items"]
+    photos = {json.loads(i["data"]["S"])["imageUrl"] for i in kept if "#link#" in i["pk"]["S"]}
+    assert {edge["evidence"]["imageUrl"] for edge in final["edges"]} <= photos
+    assert not [i for i in aws.dynamodb.scan(TableName=TABLE)["Items"] if i["pk"]["S"].startswith("graph#")]
     # And the run was counted once as a success, and its spend reported by the steps that paid
     metrics = emf_metrics(capsys.readouterr().out)
     finished = [m for m in metrics if m["name"] == "RunsFinished"]

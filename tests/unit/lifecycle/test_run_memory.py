@@ -51,23 +51,14 @@ def test_journalled_decisions_are_replayed_not_recomputed():
 
 
 def test_shared_memory_of_one_photo_web_is_invisible_to_another():
-    from visual_degrees.domain.models import Edge, Evidence, Face, ImageHit
+    from visual_degrees.domain.models import Face, ImageHit
     from visual_degrees.lifecycle.run_memory import SharedMemory
     from visual_degrees_tools.adapters.sqlite_memory import SqliteMemory
 
     store = SqliteMemory(":memory:")
     here, there = SharedMemory(store, "sandbox-1"), SharedMemory(store, "sandbox-2")
-    edge = Edge(
-        a="a",
-        b="b",
-        name_a="A",
-        name_b="B",
-        evidence=Evidence(image_url="u", confidence_a=99, confidence_b=98),
-    )
-    here.remember_edge(edge)
     here.cache_search("A B", 5, [ImageHit(image_url="u")])
     here.cache_fetch("u", {"sha256": "s"})
     here.cache_faces("s", [Face(name="A", celebrity_id="1", confidence=99)])
-    assert [e.b for e in here.known_edges("a")] == ["b"] and here.search("A B", 5) is not None
-    assert there.known_edges("a") == [] and there.known_edges("b") == []
+    assert here.search("A B", 5) is not None
     assert there.search("A B", 5) is None and there.fetch("u") is None and there.faces("s") is None

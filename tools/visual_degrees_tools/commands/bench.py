@@ -40,6 +40,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--pairs", type=Path, metavar="FILE", help='the pairs to try: JSON lines {"a": "...", "b": "..."}'
     )
     source.add_argument("--sample", type=count, metavar="N", help="N pairs drawn from the --tier's people")
+    source.add_argument(
+        "--stream",
+        type=count,
+        metavar="N",
+        help="N questions asked in order on one memory, each person drawn with weight 1/rank among the "
+        "world's 400 most credited (--seed): prints the cost by tens, and --out writes stream.png",
+    )
     parser.add_argument(
         "--tier",
         choices=TIERS,
@@ -93,6 +100,7 @@ def main(args: argparse.Namespace, state_dir: Path) -> int:
         sample_pairs,
     )
     from visual_degrees_tools.bench.report import progress_printer
+    from visual_degrees_tools.bench.stream import STREAM_TOP, plot_stream, stream_figures, stream_pairs
     from visual_degrees_tools.local.environments import sandbox_environment
 
     options = start_options(args)
@@ -117,15 +125,23 @@ def main(args: argparse.Namespace, state_dir: Path) -> int:
     if args.pairs is not None:
         pairs = load_pairs(args.pairs, environment.web)
         source: dict[str, Any] = {"pairs_file": str(args.pairs)}
+    elif args.stream is not None:
+        if args.tier is not None:
+            raise InvalidInput("--tier chooses whom --sample draws from; --stream draws by fame")
+        pairs = stream_pairs(environment.web, args.stream, args.seed)
+        source = {"stream": args.stream, "sample_seed": args.seed, "stream_top": STREAM_TOP}
     else:
         tier: Tier = args.tier or "uniform"
         pairs = sample_pairs(environment.web, args.sample, args.seed, tier)
         source = {"sample": args.sample, "sample_seed": args.seed, "tier": tier}
+    streamed = args.stream is not None
     config = BenchConfig(
-        strategy=args.strategy, options=options, knobs=knobs, shared_memory=args.shared_memory
+        strategy=args.strategy, options=options, knobs=knobs, shared_memory=args.shared_memory or streamed
     )
     result = Bench(environment, truth).run(pairs, config, progress_printer(args.strategy))
     figures = result.figures
+    if streamed:
+        figures.update(stream_figures(result.records))
     figures.update(
         {
             "world": str(args.world or "bundled synthetic world"),
@@ -142,6 +158,10 @@ def main(args: argparse.Namespace, state_dir: Path) -> int:
     )
     if args.out is not None:
         _write_report(args, figures, source, result)
+        if streamed:
+            world = args.world.name if args.world else "bundled world"
+            title = f"{args.stream} questions in order, {world} ({args.web} web)"
+            plot_stream(args.out / "stream.png", title, figures)
     _print(figures, as_json=args.json)
     return EXIT_FAILED if figures["false_paths"] else 0
 

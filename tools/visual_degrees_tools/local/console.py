@@ -55,7 +55,8 @@ def describe(event: RunEvent) -> str:
         case "evidence" if d.get("people"):  # one photo: everyone recognised in it
             people = ", ".join(f"{p['name']} {_pct(p['confidence'])}" for p in d["people"])
             where = link_event(d)
-            text = f"{people}  ({f'event: {where}' if where else 'no event named'})  {d['imageUrl']}"
+            event = f"event: {where}" if where else "no event named"
+            text = f"{people}  ({event})  {d['imageUrl']}{_earlier(d)}"
         case "evidence":
             confidences = f"({_pct(d['confidenceA'])} / {_pct(d['confidenceB'])})"
             text = f"{d['from']} — {d['to']}  {confidences}  {d['imageUrl']}"
@@ -90,6 +91,8 @@ def summary(final: RunEvent, *, simulated: bool = False) -> str:
             lines.append(f"      image {ev['imageUrl']}")
             if ev.get("pageUrl"):
                 lines.append(f"      page  {ev['pageUrl']}")
+            if ev.get("earlierRun"):
+                lines.append(f"      proven {ev.get('provenAt')} by an earlier run")
         lines += confidence_words(d)
         lines += degree_lines(d.get("degrees"))
         lines.append(str(d.get("caveat") or PHOTO_CAVEAT))
@@ -261,3 +264,8 @@ class ConsoleSink:
 
     def close(self) -> None:
         self._clear()
+
+
+def _earlier(data: dict[str, Any]) -> str:
+    """What an evidence line adds for a photo an earlier run proved (read from the evidence graph)."""
+    return f"  (proven {data.get('provenAt')} by an earlier run)" if data.get("earlierRun") else ""

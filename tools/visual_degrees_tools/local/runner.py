@@ -23,8 +23,10 @@ from visual_degrees.lifecycle import continuation
 from visual_degrees.lifecycle.call_tickets import call_ticket
 from visual_degrees.lifecycle.context import CacheTally, Providers, StepContext
 from visual_degrees.lifecycle.event_log import EventLog
+from visual_degrees.lifecycle.evidence_graph import MemoryGraphStore
 from visual_degrees.lifecycle.run_memory import RunControl
-from visual_degrees.ports import Clock, EventSink, Memory, RateLimiter
+from visual_degrees.ports import Clock, EventSink, GraphStore, Memory, RateLimiter
+from visual_degrees.settings import load_settings
 from visual_degrees.steps import execute
 from visual_degrees_tools.local.asl.definition import load_definition
 from visual_degrees_tools.local.asl.engine import Execution, LocalEngine
@@ -65,8 +67,11 @@ class LocalRunner:
         *,
         costs: CostTable = DEFAULT_COSTS,
         definition: dict[str, Any] | None = None,
+        graph: GraphStore | None = None,
     ) -> None:
         self.memory = memory
+        # The evidence graph lives in the same store as run memory, kept as long as VD_GRAPH_RETENTION_DAYS.
+        self.graph = graph or MemoryGraphStore(memory, retention_days=load_settings().graph_retention_days)
         self._environment = environment
         self._costs = costs
         self._definition = definition or load_definition()
@@ -125,7 +130,12 @@ class LocalRunner:
             ticket = call_ticket(self.memory, initial, self._costs, deadline=deadline)
             providers = paced(providers, env.limiter, ticket)
         ctx = StepContext(
-            providers=providers, memory=self.memory, clock=env.clock, sink=sink, costs=self._costs
+            providers=providers,
+            memory=self.memory,
+            clock=env.clock,
+            sink=sink,
+            costs=self._costs,
+            graph=self.graph,
         )
 
         def invoke(resource: str, payload: dict[str, Any]) -> dict[str, Any]:

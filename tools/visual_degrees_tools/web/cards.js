@@ -74,6 +74,7 @@ function renderCard(photo, onPathKeys) {
     body.append(caption);
   }
   const meta = el("p", "card-meta", `${photo.links.size} ${photo.links.size === 1 ? "link" : "links"}`);
+  if (photo.provenAt) meta.append(` · ${provenLabel(photo.provenAt)}`);
   const source = pageLink(photo.pageUrl, photo.imageUrl);
   if (source) meta.append(" · ", source);
   body.append(meta);
@@ -103,13 +104,19 @@ export function hopCard(edge) {
     body.append(caption);
   }
   const source = pageLink(ev.pageUrl, ev.imageUrl);
-  if (source) {
+  if (source || ev.earlierRun) {
     const meta = el("p", "card-meta");
-    meta.append(source);
+    if (ev.earlierRun) meta.append(provenLabel(ev.provenAt), source ? " · " : "");
+    if (source) meta.append(source);
     body.append(meta);
   }
   article.replaceChildren(...(thumb ? [thumb] : []), body);
   return article;
+}
+
+// A link read from the deployment's evidence graph: when an earlier run proved it.
+function provenLabel(provenAt) {
+  return `proven ${String(provenAt).slice(0, 10)} by an earlier run`;
 }
 
 // The event a photo comes from, in full (never clamped: it is what a link is about; text only).

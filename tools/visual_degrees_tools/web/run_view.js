@@ -89,6 +89,7 @@ export class RunView {
     }
     if (!photo.pageUrl && typeof data.pageUrl === "string") photo.pageUrl = data.pageUrl;
     if (!photo.title && typeof data.title === "string") photo.title = data.title;
+    if (data.earlierRun && typeof data.provenAt === "string") photo.provenAt = data.provenAt;
     // `event`: a string, or null when the photo's caption names none; absent from older servers' events.
     if (typeof photo.event !== "string" && (typeof data.event === "string" || data.event === null)) photo.event = data.event;
     photo.dirty = true;

@@ -105,20 +105,28 @@ def consult(
         return 0
     asked = scope.leads.asks()
     mark = signature(context)
-    links = _ask(scope, planner, context, attempts)
+    links = _ask(scope, planner, context, attempts, mark)
     scope.leads.record_ask(len(asked), {"signature": mark, "links": len(links or [])})
     return _keep(scope, links or [])
 
 
 def _ask(
-    scope: SearchScope, planner: Planner, context: ConnectContext, attempts: int
+    scope: SearchScope, planner: Planner, context: ConnectContext, attempts: int, mark: str
 ) -> list[ProposedLink] | None:
-    return ask_with_feedback(
+    """The planner's validated links; with the shared cache, an earlier run's answer to the very
+    same request on this photo web (a question asked again) is used instead of paying for it."""
+    shared = scope.rules.shared_cache
+    if shared and (known := scope.shared.planner_links(mark)) is not None:
+        return [ProposedLink.model_validate(link) for link in known]
+    links = ask_with_feedback(
         scope,
         attempts,
         lambda feedback: planner.connect(context.model_copy(update={"feedback": feedback})),
         lambda reply: validate_connect(reply, context),
     )
+    if shared and links is not None:
+        scope.shared.keep_planner_links(mark, [link.model_dump(by_alias=True) for link in links])
+    return links
 
 
 def _keep(scope: SearchScope, links: list[ProposedLink]) -> int:

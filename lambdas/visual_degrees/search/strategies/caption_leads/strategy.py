@@ -24,7 +24,7 @@ from visual_degrees.domain.records import Position
 from visual_degrees.domain.strategy import Knobs
 from visual_degrees.domain.wording import plural
 from visual_degrees.search.confirm import settle
-from visual_degrees.search.known_edges import earlier_chain
+from visual_degrees.search.known_edges import earlier_chain, join_the_graph
 from visual_degrees.search.observe import Observed
 from visual_degrees.search.port import Price, StepResult
 from visual_degrees.search.progress import show_progress
@@ -63,6 +63,7 @@ class CaptionLeads:
             lambda: (book.photos_of_pair(a.key, b.key) or blind_look(book, query, [a.key, b.key]))[:limit],
         )
         looked = chains.look(scope, book, photos)
+        join_the_graph(scope)
         if scope.graph.confidence(a.key, b.key) is not None:
             scope.status(f"Found a photo of {a.name} with {b.name}")
         else:

@@ -1,0 +1,83 @@
+"""Runs and the deployment's evidence graph: a run writes the links it proves, and the next run
+asks the graph first (a chain it holds answers at no paid call, its links shown with their photos,
+marked as from an earlier run, with the date they were proven); a photo gone is not reused; a new
+end tied to anyone of the graph closes a chain."""
+
+from __future__ import annotations
+
+from tests.integration.test_strategies import ANN, BOB, CAT, DAN, EVE, Web, meet_in_the_middle_web, runner
+from tests.support.fakes import ListSink, face
+from visual_degrees.domain.models import RunOptions
+from visual_degrees.domain.names import name_key
+from visual_degrees.lifecycle.evidence_graph import MemoryGraphStore
+from visual_degrees_tools.adapters.sqlite_memory import SqliteMemory
+
+ISSUE6 = RunOptions(knobs={"caption_leads": False, "planner_matching": False})
+FROM_S1 = ["S0_InitializeSession", "S1_DirectEdgeAttempt", "S1_Outcome", "S6_FinalizeSuccess"]
+
+
+def proven_chain(memory: SqliteMemory) -> None:
+    """An earlier run on `memory` that proved Ann—Cat—Dan—Bob."""
+    assert runner(meet_in_the_middle_web(), memory=memory).run(ANN, BOB, ISSUE6).outcome == "path"
+
+
+def test_a_run_writes_every_link_it_proves_without_face_data() -> None:
+    memory = SqliteMemory(":memory:")
+    proven_chain(memory)
+    graph = MemoryGraphStore(memory)
+    web = "live"  # the scripted providers' photo web
+    links = [graph.link(web, name_key(x), name_key(y)) for x, y in ((ANN, CAT), (CAT, DAN), (DAN, BOB))]
+    assert all(link is not None for link in links)
+    assert {link.image_url for link in links if link} == {"u/ann-cat", "u/dan-cat", "u/bob-dan"}
+    assert all(link.run_id and link.id_a and link.id_b for link in links if link)
+
+
+def test_a_question_the_graph_answers_costs_nothing_and_shows_each_link_as_from_an_earlier_run() -> None:
+    # Given an earlier run that proved Ann—Cat—Dan—Bob
+    memory = SqliteMemory(":memory:")
+    proven_chain(memory)
+    # When Cat — Bob is asked (never asked itself: two links of that chain)
+    web = meet_in_the_middle_web()
+    sink = ListSink()
+    result = runner(web, memory=memory).run(CAT, BOB, RunOptions(), sink=sink)
+    # Then it is answered from S1 without a search, a fetch the run pays for or a recognition
+    assert result.outcome == "path" and result.execution.visited == FROM_S1
+    assert result.final.data["path"] == [CAT, DAN, BOB] and web.asked == []
+    usage = result.final.data["usage"]
+    assert usage["searches"] == usage["recognitions"] == usage["llmCalls"] == 0
+    # And each link shows its photo first, marked as from an earlier run, with the date proven
+    cards = [e.data for e in sink.events if e.type == "evidence"]
+    assert {c["imageUrl"] for c in cards} == {"u/dan-cat", "u/bob-dan"}
+    assert all(c["earlierRun"] is True and c["provenAt"].endswith("Z") for c in cards)
+    assert all(e["evidence"]["earlierRun"] for e in result.final.data["edges"])
+    assert any("Earlier runs already proved" in e.data.get("message", "") for e in sink.events)
+
+
+def test_a_link_whose_photo_is_gone_is_not_reused_and_leaves_the_graph() -> None:
+    # Given an earlier run that proved Ann—Cat—Dan—Bob, and the Dan—Cat photo since taken down
+    memory = SqliteMemory(":memory:")
+    proven_chain(memory)
+    web = meet_in_the_middle_web()
+    web.dead.add("u/dan-cat")
+    # When Ann — Bob is asked again
+    result = runner(web, memory=memory).run(ANN, BOB, ISSUE6)
+    # Then no chain through the gone photo is claimed, and the graph no longer holds that link
+    assert result.outcome == "no_path"
+    assert MemoryGraphStore(memory).link("live", name_key(DAN), name_key(CAT)) is None
+
+
+def test_a_new_end_tied_to_anyone_of_the_graph_closes_the_chain_at_once() -> None:
+    # Given an earlier run that proved Ann—Cat—Dan—Bob
+    memory = SqliteMemory(":memory:")
+    proven_chain(memory)
+    # When Eve — Bob is asked, and the one photo of "Eve Fox Bob Ray" shows Eve with Cat
+    web = Web()
+    web.answer(f"{EVE} {BOB}", web.photo("u/eve-cat", face(EVE), face(CAT)))
+    sink = ListSink()
+    result = runner(web, memory=memory).run(EVE, BOB, RunOptions(), sink=sink)
+    # Then that one search closes Eve—Cat—Dan—Bob: Cat is a meeting point, the rest comes from the graph
+    assert result.outcome == "path" and result.final.data["path"] == [EVE, CAT, DAN, BOB]
+    assert web.asked == [f"{EVE} {BOB}"] and result.execution.visited == FROM_S1
+    edges = result.final.data["edges"]
+    assert [e["evidence"]["earlierRun"] for e in edges] == [False, True, True]
+    assert any("a photo tying the other end" in e.data.get("message", "") for e in sink.events)
