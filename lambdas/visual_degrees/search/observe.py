@@ -109,6 +109,24 @@ def recognise(
     return result
 
 
+def recognised_before(
+    scope: SearchScope, hits: list[ImageHit], *, parallel: bool, shared: bool = False
+) -> set[str]:
+    """The image URLs among `hits` whose faces are known already: the same bytes met under another
+    URL, on another page. Fetching costs no money (concurrently, no time beyond the slowest), and
+    recognise() then finds each fetch in the run's cache."""
+    fetched = _run(scope, [partial(_fetch, scope, hit, shared) for hit in hits], parallel)
+    return {
+        got.hit.image_url
+        for got in fetched
+        if isinstance(got, _Fetched)
+        and (
+            scope.caches.cached_faces(got.sha256) is not None
+            or (shared and scope.shared.faces(got.sha256) is not None)
+        )
+    }
+
+
 def _search(
     scope: SearchScope, query: str, shared: bool, result: Observed, count: int
 ) -> list[ImageHit] | None:
