@@ -276,7 +276,7 @@ def test_the_same_image_at_another_url_is_recognised_once_and_takes_none_of_its_
     observed = chains.look(run.scope, book, [again])
     # Then no second recognition was paid for, the copy's page keeps all its recognitions, and the
     # faces are those of the photo, shown with the page the copy was found on
-    assert web.calls["recognize"] == 1
+    assert (web.calls["recognize"], web.calls["fetch"]) == (1, 2)  # each copy downloaded once
     assert book_of(run).quota_left("news") == run.scope.options.images_per_search
     (seen,) = observed.observations
     assert sorted(f.name for f in seen.faces) == sorted([X, B])

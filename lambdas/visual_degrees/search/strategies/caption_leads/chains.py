@@ -19,7 +19,7 @@ from visual_degrees.domain.models import ImageHit
 from visual_degrees.domain.paths import edge_id
 from visual_degrees.domain.queries import pair_query
 from visual_degrees.search.evidence import record
-from visual_degrees.search.observe import Observed, read_page, recognise, recognised_before
+from visual_degrees.search.observe import Observed, prefetch, read_page, recognise
 from visual_degrees.search.scope import SearchScope
 from visual_degrees.search.strategies.caption_leads.leads import LeadBook
 
@@ -192,7 +192,7 @@ def look(scope: SearchScope, book: LeadBook, urls: list[str]) -> Observed:
     page), then add what they prove to the run graph, one `evidence` card per photo."""
     rules = scope.rules
     fresh = [book.photos[url].hit for url in urls if url not in book.looked]
-    known = recognised_before(scope, fresh, parallel=rules.parallel_images, shared=rules.shared_cache)
+    fetched = prefetch(scope, fresh, parallel=rules.parallel_images, shared=rules.shared_cache)
     chosen = []
     for url in urls:
         photo = book.photos[url]
@@ -200,7 +200,7 @@ def look(scope: SearchScope, book: LeadBook, urls: list[str]) -> Observed:
             chosen.append((book.looked[url] or photo.queries[-1], photo.hit))
             continue
         page = book.page_for(url)
-        if url in known:
+        if url in fetched.known:
             # The same image recognised under another URL costs nothing and takes none of the
             # page's recognitions; it is shown with this page, where the run found it now.
             scope.leads.mark_looked(url, FREE)
@@ -213,7 +213,9 @@ def look(scope: SearchScope, book: LeadBook, urls: list[str]) -> Observed:
     for page, hit in chosen:
         by_page.setdefault(page, []).append(hit)
     for page, hits in by_page.items():
-        got = recognise(scope, hits, page, parallel=rules.parallel_images, shared=rules.shared_cache)
+        got = recognise(
+            scope, hits, page, parallel=rules.parallel_images, shared=rules.shared_cache, prefetched=fetched
+        )
         observed.observations += got.observations
         observed.skipped += got.skipped
         observed.exhausted = observed.exhausted or got.exhausted
