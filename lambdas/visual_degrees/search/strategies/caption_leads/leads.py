@@ -78,8 +78,9 @@ class Captions:
         self.with_guests: dict[str, list[str]] = defaultdict(list)  # ... and shows people it does not name
         self.names: dict[str, str] = {}  # person key -> a display name read from a title
         self.adjacent: dict[str, dict[str, list[str]]] = defaultdict(dict)  # x -> y -> photos naming both
-        # event -> who a title names there, and who a title names there "with guests": a caption
-        # naming only its first person is a lead for everyone else seen at that event
+        # event -> who a title names there, and whom a title names alone "with guests" there: a
+        # caption naming only its first person is a lead for everyone else seen at that event (one
+        # naming several and "others" is not: a crowd's caption would tie everyone to everyone)
         self.named_at: dict[str, set[str]] = defaultdict(set)
         self.hosts_at: dict[str, set[str]] = defaultdict(set)
         self.events_of: dict[str, set[str]] = defaultdict(set)  # person key -> events named at
@@ -118,7 +119,7 @@ class Captions:
                     if event:
                         self.named_at[event].add(x)
                         self.events_of[x].add(event)
-                        if photo.unnamed:
+                        if photo.unnamed and len(keys) == 1:
                             self.hosts_at[event].add(x)
                     if photo.unnamed:
                         self.with_guests[x].append(url)
