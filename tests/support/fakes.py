@@ -52,6 +52,7 @@ class FakeWeb:
     transient_search_failures: int = 0
     dead: set[str] = field(default_factory=set)
     titles: dict[str, str] = field(default_factory=dict)  # photo URL -> its title (default: the query)
+    copies: dict[str, str] = field(default_factory=dict)  # photo URL -> the URL whose bytes it serves
 
     def photo(self, url: str, *faces: Face) -> str:
         self.photos[url] = list(faces)
@@ -64,6 +65,11 @@ class FakeWeb:
         """A photo whose result carries `title` (what a caption says), showing `faces`."""
         self.titles[url] = title
         return self.photo(url, *faces)
+
+    def copy(self, url: str, of: str, title: str) -> str:
+        """The same image as `of` (the very same bytes) republished at `url` under `title`."""
+        self.copies[url] = of
+        return self.titled(url, title, *self.photos[of])
 
     # ImageSearch
     def search(self, query: str, count: int) -> list[ImageHit]:
@@ -79,7 +85,7 @@ class FakeWeb:
         self.calls["fetch"] += 1
         if url in self.dead or url not in self.photos:
             raise ProviderError(f"dead link {url}")
-        data = url.encode()
+        data = self.copies.get(url, url).encode()
         return FetchedImage(
             url=url, data=data, content_type="image/png", sha256=hashlib.sha256(data).hexdigest()
         )

@@ -33,6 +33,17 @@ _ROLES = frozenset(
 )
 # Capitalised words that never start a name ("The cast of …", "At the premiere …").
 _LEADING = frozenset({"The", "A", "An", "At", "On", "In", "Of", "For", "During", "From", "To", "By"})
+# How agencies say a list of names runs left to right: "(L-R)", "(l to r)", "(from left)", "From left:",
+# "Left to right:". A marker, not a person.
+_LEFT_TO_RIGHT = re.compile(
+    r"\(\s*(?:l\s*(?:-|to)\s*r|r\s*(?:-|to)\s*l|from (?:left|right)|left to right)\s*\.?\s*\)"
+    r"|^\s*(?:from (?:left|right)|left to right)\s*[:,]",
+    re.IGNORECASE,
+)
+# An unnamed person in a list of names ("X, a guest and Y attend …"): a place in the list, not prose.
+_GUEST_IN_LIST = re.compile(r"\b(?:an? )?guests?\b", re.IGNORECASE)
+# Words a page title puts after a name ("Kevin Bacon Photos"): never part of the name.
+_PAGE_WORDS = frozenset({"Photos", "Pictures", "Images", "Gallery", "News", "Videos", "Photo"})
 # Words saying the photo shows more people than it names.
 _UNNAMED = re.compile(r"\b(a guest|guests|others|friends?|and family|fans|crowd)\b", re.IGNORECASE)
 _EVENT_STOP = frozenset(
@@ -53,8 +64,9 @@ def names_in_title(title: str) -> tuple[str, ...]:
     """The people a title names, in its order: runs of capitalised words (with name particles) in
     the part that names people, which is the title's start up to its first plain word, and a list
     after a last colon ("The cast of X: A, B and others")."""
-    head, colon, tail = title.rpartition(":")
-    parts = [head, tail] if colon and "(" not in tail else [title]
+    text = _GUEST_IN_LIST.sub(",", _LEFT_TO_RIGHT.sub(" ", title))
+    head, colon, tail = text.rpartition(":")
+    parts = [head, tail] if colon and "(" not in tail else [text]
     found: list[str] = []
     for part in parts:
         run: list[str] = []
@@ -67,6 +79,8 @@ def names_in_title(title: str) -> tuple[str, ...]:
                 _close(run, found)
             elif low in _ROLES and not run:
                 continue  # "Actor Tom Hanks", "The cast of …"
+            elif token in _PAGE_WORDS and run:
+                break  # "Kevin Bacon Photos": a page about him, the name ends there
             elif (_capitalised(token) and (run or token not in _LEADING)) or (run and low in _PARTICLES):
                 run.append(token)
             elif not run and token in _LEADING:

@@ -100,13 +100,24 @@ def recognise(
     parallel: bool,
     shared: bool = False,
     into: Observed | None = None,
+    prefetched: Prefetched | None = None,
 ) -> Observed:
     """Fetch and recognise `hits` (found by `query`), each distinct picture once, paying only for
     what no cache answers."""
     result = into or Observed()
     # Fetch first (free), then recognise each distinct picture once: the same image at two URLs,
     # fetched concurrently, must not be paid for twice.
-    fetched = _run(scope, [partial(_fetch, scope, hit, shared) for hit in hits], parallel)
+    ready = prefetched.images if prefetched else {}
+    fetched = _run(
+        scope,
+        [
+            partial(_ready, ready[hit.image_url])
+            if hit.image_url in ready
+            else partial(_fetch, scope, hit, shared)
+            for hit in hits
+        ],
+        parallel,
+    )
     faces_of = _recognise_all(scope, fetched, shared, parallel, result)
     seen: set[str] = set()
     for got in fetched:
@@ -116,6 +127,28 @@ def recognise(
         elif got.sha256 not in seen:
             seen.add(got.sha256)
             result.observations.append(Observation(hit=got.hit, query=query, sha256=got.sha256, faces=faces))
+    return result
+
+
+@dataclass
+class Prefetched:
+    """Images fetched before deciding what to recognise: their bytes, kept for the recognition, and
+    which of them were recognised before (the same bytes met under another URL, on another page)."""
+
+    images: dict[str, _Fetched] = field(default_factory=dict)  # image URL -> the usable image
+    known: set[str] = field(default_factory=set)  # image URLs whose faces are known already
+
+
+def prefetch(scope: SearchScope, hits: list[ImageHit], *, parallel: bool, shared: bool = False) -> Prefetched:
+    """Fetch `hits` (no money; concurrently, no time beyond the slowest) to learn each image's
+    sha256 before paying to recognise it."""
+    result = Prefetched()
+    for got in _run(scope, [partial(_fetch, scope, hit, shared) for hit in hits], parallel):
+        if isinstance(got, _Fetched):
+            result.images[got.hit.image_url] = got
+            faces = scope.caches.cached_faces(got.sha256)
+            if faces is not None or (shared and scope.shared.faces(got.sha256) is not None):
+                result.known.add(got.hit.image_url)
     return result
 
 
@@ -236,6 +269,10 @@ class _Fetched:
     hit: ImageHit
     sha256: str
     image: FetchedImage | None  # None when the fetch was cached by an earlier attempt or run
+
+
+def _ready(got: _Fetched) -> _Fetched:
+    return got
 
 
 def _fetch(scope: SearchScope, hit: ImageHit, shared: bool) -> _Fetched | None:

@@ -49,6 +49,16 @@ from visual_degrees.domain.models import MAX_TITLE_CHARS, ImageHit
             "on May 1, 2011 in New York City.",
             ["Kevin Bacon", "Kyra Sedgwick"],
         ),
+        # agencies' left-to-right marker is no person; an unnamed guest mid-list does not end the list
+        (
+            "(L-R) Actor John Carradine, a guest and director Sam Finn attend the premiere of Gog (1954)",
+            ["John Carradine", "Sam Finn"],
+        ),
+        ("(l to r) Tom Hanks, Meg Ryan and guests at the premiere of Big (1988)", ["Tom Hanks", "Meg Ryan"]),
+        ("From left: Tom Hanks and Meg Ryan at a gala", ["Tom Hanks", "Meg Ryan"]),
+        # a page about one person: the page's words are not part of the name
+        ("Kevin Bacon Photos", ["Kevin Bacon"]),
+        ("Kevin Bacon - Pictures and Photos", ["Kevin Bacon"]),
         ("photo of a sunset over the sea", []),
         ("", []),
     ],

@@ -10,7 +10,8 @@ from visual_degrees.domain.queries import pair_query
 from visual_degrees.search.shortening.strategy import ThenShorten
 from visual_degrees.search.strategies.caption_leads import chains
 from visual_degrees.search.strategies.caption_leads.leads import LeadBook
-from visual_degrees.search.strategies.caption_leads.strategy import CaptionLeads
+from visual_degrees.search.strategies.caption_leads.rescue import photos_at
+from visual_degrees.search.strategies.caption_leads.strategy import CaptionLeads, blind_look
 
 X, Y = "Gary Sinise", "Tom Hanks"
 
@@ -173,3 +174,112 @@ def test_the_cheapest_chain_goes_through_the_users_hint_first() -> None:
     hunch(run.scope, Y, B, user=True)
     # Then the first pair to prove is A — Y
     assert chains.next_pair(run.scope, book_of(run)) == [key(A), key(Y)]
+
+
+# ---- a web that answers as real image search does (issue 19) -------------------------------------
+
+APOLLO = "Apollo 13 (1995)"
+
+
+def test_a_caption_naming_only_its_first_person_is_a_lead_for_everyone_else_seen_at_that_event() -> None:
+    # Given "X and guests attend the premiere of Apollo 13" and a portrait placing B at that premiere,
+    # no title naming them together and no hunch
+    run = run_of()
+    page(
+        run.scope,
+        X,
+        f"{X} and guests attend the premiere of {APOLLO}",
+        f"Actor {B} arrives at the premiere of {APOLLO}",
+        subjects=[X],
+    )
+    book = book_of(run)
+    # Then B may be one of X's guests: one recognition of that photo may prove X — B
+    assert key(B) in book.neighbours(key(X)) and key(X) in book.neighbours(key(B))
+    assert chains.pair_cost(run.scope, book, key(X), key(B)) == chains.COST_GUEST
+
+
+def test_someone_at_another_event_is_no_lead_for_a_caption_naming_only_its_first_person() -> None:
+    run = run_of()
+    page(
+        run.scope,
+        X,
+        f"{X} and guests attend the premiere of {APOLLO}",
+        f"Actor {B} arrives at the premiere of Footloose (1984)",
+        subjects=[X],
+    )
+    book = book_of(run)
+    assert key(B) not in book.neighbours(key(X))
+    assert chains.pair_cost(run.scope, book, key(X), key(B)) is None
+
+
+def test_every_pair_given_up_on_makes_that_persons_next_hunch_dearer() -> None:
+    # Given hunches X — Y and X — B, and X — B given up on (no photo found of them together)
+    run = run_of()
+    hunch(run.scope, X, Y)
+    hunch(run.scope, X, B)
+    before = chains.pair_cost(run.scope, book_of(run), key(X), key(Y))
+    run.scope.leads.mark_nolink(key(X), key(B))
+    # Then X's other hunch costs one failure more than a hunch
+    assert before == chains.COST_HUNCH
+    after = chains.pair_cost(run.scope, book_of(run), key(X), key(Y))
+    assert after == chains.COST_HUNCH + chains.COST_FAILED_HUNCH
+
+
+def test_s2_reads_a_page_rather_than_chase_a_chain_of_hunches_that_keep_failing() -> None:
+    # Given A — X proven, X's hunch with B the only chain, and three of X's pairs given up on, while
+    # X's own page is still to be read and B's side has someone open (a title names B with Z)
+    web = FakeWeb()
+    run = run_of(web)
+    link(run.scope, A, X)
+    page(run.scope, B, f"{B} and Gene Kelly at a gala", subjects=[B])
+    hunch(run.scope, X, B)
+    for other in ("Meg Ryan", "Ed Harris", "Bill Paxton"):
+        run.scope.leads.mark_nolink(key(X), key(other))
+    assert chains.next_pair(run.scope, book_of(run)) == [key(X), key(B)]
+    # When S2 decides
+    result = run.strategy.discover(run.next_step())
+    # Then it paid for one page about the open people instead of the hunch's pair search
+    assert result.found and web.calls["search"] == 1
+    assert pair_query(X, B) not in book_of(run).queries
+
+
+def test_a_photo_titled_as_one_person_is_never_recognised_blind() -> None:
+    # Given B's page names B in no title: a portrait of one unnamed guest, and a group of guests
+    web = FakeWeb()
+    run = run_of(web)
+    portrait, group = page(
+        run.scope,
+        B,
+        f"A guest attends the premiere of {APOLLO}",
+        f"Guests attend the premiere of {APOLLO}",
+        subjects=[B],
+    )
+    book = book_of(run)
+    # Then only the group may be looked at for B
+    assert blind_look(book, B, [key(B)]) == [group]
+    assert photos_at(book, B) == [group]
+    assert portrait in book.photos
+
+
+def test_the_same_image_at_another_url_is_recognised_once_and_takes_none_of_its_pages_recognitions() -> None:
+    # Given a photo of X and B recognised already, and the very same image republished on a news
+    # page whose title the run read
+    web = FakeWeb()
+    first = web.titled("https://agency.test/1.jpg", f"{X} and {B} at a gala", face(X), face(B))
+    again = web.copy("https://news.test/9.jpg", first, f"{X} and {B} together again")
+    web.answer("gala", first)
+    web.answer("news", again)
+    run = run_of(web)
+    chains.read(run.scope, "gala", [])
+    chains.look(run.scope, book_of(run), [first])
+    chains.read(run.scope, "news", [])
+    book = book_of(run)
+    # When the run looks at the copy
+    observed = chains.look(run.scope, book, [again])
+    # Then no second recognition was paid for, the copy's page keeps all its recognitions, and the
+    # faces are those of the photo, shown with the page the copy was found on
+    assert (web.calls["recognize"], web.calls["fetch"]) == (1, 2)  # each copy downloaded once
+    assert book_of(run).quota_left("news") == run.scope.options.images_per_search
+    (seen,) = observed.observations
+    assert sorted(f.name for f in seen.faces) == sorted([X, B])
+    assert (seen.hit.image_url, seen.hit.page_url, seen.query) == (again, again + ".html", "news")

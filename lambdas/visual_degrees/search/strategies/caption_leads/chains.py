@@ -19,7 +19,7 @@ from visual_degrees.domain.models import ImageHit
 from visual_degrees.domain.paths import edge_id
 from visual_degrees.domain.queries import pair_query
 from visual_degrees.search.evidence import record
-from visual_degrees.search.observe import Observed, read_page, recognise
+from visual_degrees.search.observe import Observed, prefetch, read_page, recognise
 from visual_degrees.search.scope import SearchScope
 from visual_degrees.search.strategies.caption_leads.leads import LeadBook
 
@@ -32,7 +32,15 @@ COST_RETRY = 6.0  # named together, but every photo in hand failed: a pair searc
 COST_HUNCH = 8.0
 COST_USER_HUNCH = 0.1  # the user's hint (search/hints.py): checked before any other lead
 COST_WEAK = 5.0  # a link shown only by a photo that may be a lookalike: a second photo is needed
+# Every pair of someone's that was searched for and failed makes their next hunch dearer: what the
+# planner knows (who shared a film) is not who was photographed together, and a person whose hunches
+# keep failing is one the web rarely names with anyone.
+COST_FAILED_HUNCH = 8.0
+# A chain dearer than this (two hunches no failure has made dearer) is not worth chasing while someone
+# is still left to read a page about: a page of titles is one search, and names who met.
+COST_WORTH_CHASING = 2 * COST_HUNCH
 PHOTOS_PER_TRY = 2  # photos of one pair recognised at once (concurrently)
+FREE = ""  # the page a photo is charged to when its image was recognised before (no query's)
 
 
 @dataclass(frozen=True)
@@ -72,13 +80,16 @@ def _pair_cost(scope: SearchScope, book: LeadBook, x: str, y: str) -> float | No
     named_together = y in book.adjacent.get(x, {})
     if named_together and book.has_open_photo(x, y):
         return COST_LEAD
+    guests = book.knobs.guest_photos and (book.guest_photos(x, y) or book.guest_photos(y, x))
+    if guests:
+        return COST_GUEST  # one of them may be the unnamed guest of a photo of the other
     if not named_together and y not in book.hunches.get(x, {}):
         return None
-    if book.knobs.guest_photos and (book.guest_photos(x, y) or book.guest_photos(y, x)):
-        return COST_GUEST  # one of them may be the unnamed guest of a photo of the other
     if book.searched_pair(x, y):
         return None
-    return COST_RETRY if named_together else COST_HUNCH
+    if named_together:
+        return COST_RETRY
+    return COST_HUNCH + COST_FAILED_HUNCH * (book.failed_pairs(x) + book.failed_pairs(y))
 
 
 def neighbours(scope: SearchScope, book: LeadBook, key: str) -> set[str]:
@@ -126,10 +137,15 @@ def best_chain(scope: SearchScope, book: LeadBook, max_hops: int | None = None) 
     return None
 
 
-def next_pair(scope: SearchScope, book: LeadBook, max_hops: int | None = None) -> list[str] | None:
+def next_pair(
+    scope: SearchScope, book: LeadBook, max_hops: int | None = None, *, dearest: float | None = None
+) -> list[str] | None:
     """The first pair of the best chain (of at most max_hops pairs) that is not yet a trusted link
-    (None: no chain to work on)."""
-    return unproven_pair(scope, book, best_chain(scope, book, max_hops))
+    (None: no chain to work on, or with `dearest`, none costing at most that)."""
+    chain = best_chain(scope, book, max_hops)
+    if chain is not None and dearest is not None and chain.cost > dearest:
+        return None
+    return unproven_pair(scope, book, chain)
 
 
 def unproven_pair(scope: SearchScope, book: LeadBook, chain: Chain | None) -> list[str] | None:
@@ -192,21 +208,31 @@ def read(scope: SearchScope, query: str, subjects: list[str]) -> Observed:
 def look(scope: SearchScope, book: LeadBook, urls: list[str]) -> Observed:
     """Recognise these photos (each charged to a page it came on, at most images_per_search per
     page), then add what they prove to the run graph, one `evidence` card per photo."""
+    rules = scope.rules
+    fresh = [book.photos[url].hit for url in urls if url not in book.looked]
+    fetched = prefetch(scope, fresh, parallel=rules.parallel_images, shared=rules.shared_cache)
     chosen = []
     for url in urls:
-        page = book.looked.get(url) or book.page_for(url)
-        if page is None:
+        photo = book.photos[url]
+        if url in book.looked:  # a re-run step: charged already
+            chosen.append((book.looked[url] or photo.queries[-1], photo.hit))
             continue
-        if url not in book.looked:
+        page = book.page_for(url)
+        if url in fetched.known:
+            # The same image recognised under another URL costs nothing and takes none of the
+            # page's recognitions; it is shown with this page, where the run found it now.
+            scope.leads.mark_looked(url, FREE)
+            chosen.append((page or photo.queries[-1], photo.hit))
+        elif page is not None:
             book.quota_used[page] = book.quota_used.get(page, 0) + 1  # the next photo sees it
-        chosen.append((scope.leads.mark_looked(url, page), book.photos[url].hit))
+            chosen.append((scope.leads.mark_looked(url, page), photo.hit))
     observed = Observed()
     by_page: dict[str, list[ImageHit]] = {}
     for page, hit in chosen:
         by_page.setdefault(page, []).append(hit)
     for page, hits in by_page.items():
         got = recognise(
-            scope, hits, page, parallel=scope.rules.parallel_images, shared=scope.rules.shared_cache
+            scope, hits, page, parallel=rules.parallel_images, shared=rules.shared_cache, prefetched=fetched
         )
         observed.observations += got.observations
         observed.skipped += got.skipped

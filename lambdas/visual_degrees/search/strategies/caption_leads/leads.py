@@ -13,11 +13,18 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from visual_degrees.domain.captions import event_words, people_in_title, same_event, shows_unnamed
+from visual_degrees.domain.captions import (
+    event_in_title,
+    event_words,
+    people_in_title,
+    same_event,
+    shows_unnamed,
+)
 from visual_degrees.domain.models import ImageHit
 from visual_degrees.domain.paths import edge_id
 from visual_degrees.domain.queries import pair_query
 from visual_degrees.domain.strategy import Knobs
+from visual_degrees.domain.titles import portrait
 from visual_degrees.search.observe import page_size
 from visual_degrees.search.scope import SearchScope
 
@@ -40,6 +47,11 @@ class Photo:
     @cached_property
     def event(self) -> frozenset[str]:
         return event_words(self.title)
+
+    @cached_property
+    def portrait(self) -> bool:
+        """Its title says it shows one person: it can prove no link, so it is never recognised."""
+        return portrait(self.title)
 
 
 @dataclass(frozen=True)
@@ -66,6 +78,12 @@ class Captions:
         self.with_guests: dict[str, list[str]] = defaultdict(list)  # ... and shows people it does not name
         self.names: dict[str, str] = {}  # person key -> a display name read from a title
         self.adjacent: dict[str, dict[str, list[str]]] = defaultdict(dict)  # x -> y -> photos naming both
+        # event -> who a title names there, and whom a title names alone "with guests" there: a
+        # caption naming only its first person is a lead for everyone else seen at that event (one
+        # naming several and "others" is not: a crowd's caption would tie everyone to everyone)
+        self.named_at: dict[str, set[str]] = defaultdict(set)
+        self.hosts_at: dict[str, set[str]] = defaultdict(set)
+        self.events_of: dict[str, set[str]] = defaultdict(set)  # person key -> events named at
         self.subjects: dict[str, set[str]] = defaultdict(set)  # person key -> queries about them
         self.queries: set[str] = set()
         self.page_len: dict[str, int] = {}
@@ -95,8 +113,14 @@ class Captions:
                 photo = self.photos[url] = Photo(url, page_url, title, keys, shows_unnamed(title))
                 for key, written in people:
                     self.names.setdefault(key, written)
+                event = event_in_title(title)
                 for i, x in enumerate(keys):
                     self.of[x].append(url)
+                    if event:
+                        self.named_at[event].add(x)
+                        self.events_of[x].add(event)
+                        if photo.unnamed and len(keys) == 1:
+                            self.hosts_at[event].add(x)
                     if photo.unnamed:
                         self.with_guests[x].append(url)
                     for y in keys[i + 1 :]:
@@ -145,6 +169,9 @@ class LeadBook:
         self.with_guests = captions.with_guests
         self._events_seen: dict[str, list[frozenset[str]]] = {}  # guest_photos' memo
         self.adjacent = captions.adjacent
+        self.named_at = captions.named_at
+        self.hosts_at = captions.hosts_at
+        self.events_of = captions.events_of
         self.subjects = captions.subjects
         self.queries = captions.queries
         self.page_len = captions.page_len
@@ -244,7 +271,18 @@ class LeadBook:
         return len(self.of.get(key, ()))
 
     def neighbours(self, key: str) -> set[str]:
-        return self.adjacent.get(key, {}).keys() | self.hunches.get(key, {}).keys()
+        return self.adjacent.get(key, {}).keys() | self.hunches.get(key, {}).keys() | self.met_at_events(key)
+
+    def met_at_events(self, key: str) -> set[str]:
+        """People seen at an event where a caption names `key` with unnamed guests, or where `key`
+        was seen and a caption names someone else with unnamed guests: either may be a guest in the
+        other's photo (a caption naming only its first person leads to everyone else there)."""
+        found: set[str] = set()
+        for event in self.events_of.get(key, ()):
+            hosts = self.hosts_at.get(event, set())
+            found |= self.named_at[event] if key in hosts else hosts
+        found.discard(key)
+        return found
 
     def searched(self, key: str) -> bool:
         """Has a page been read about them: one about them alone, or one about them and another
@@ -267,6 +305,18 @@ class LeadBook:
 
     def blocked(self, x: str, y: str) -> bool:
         return edge_id(x, y) in self.nolink
+
+    def failed_pairs(self, key: str) -> int:
+        """How many of this person's pairs were given up on (no photo found of them together)."""
+        return self._failed.get(key, 0)
+
+    @cached_property
+    def _failed(self) -> dict[str, int]:
+        counts: dict[str, int] = {}
+        for pair in self.nolink:
+            for key in pair.split("|"):
+                counts[key] = counts.get(key, 0) + 1
+        return counts
 
     def searched_pair(self, x: str, y: str) -> bool:
         """Was the pair's own query ("X Y", either order) read already?"""

@@ -60,12 +60,12 @@ def _first(book: LeadBook, people: list[str], events: dict[str, list[tuple[str, 
 
 
 def photos_at(book: LeadBook, query: str) -> list[str]:
-    """Photos of an event page that show people their titles do not name: the most people named
-    first (crowd shots), then as the engine ranked them."""
+    """Photos of an event page that show people their titles do not name, but not one unnamed guest
+    alone ("A guest attends …"): the most people named first (crowd shots), then as ranked."""
     page = [
         url
         for url, photo in book.photos.items()
-        if query in photo.queries and photo.unnamed and book.available(url)
+        if query in photo.queries and photo.unnamed and not photo.portrait and book.available(url)
     ]
     return sorted(page, key=lambda url: -len(book.photos[url].keys))  # stable: the page's order
 

@@ -77,7 +77,7 @@ class CaptionLeads:
     def discover(self, scope: SearchScope) -> StepResult:
         """Read another page if no chain is in sight; stop if an end cannot be found."""
         book = self.book(scope)
-        if scope.decide("chain", lambda: chains.next_pair(scope, book) is not None):
+        if scope.decide("chain", partial(_chain_worth_chasing, scope, book)):
             return StepResult(found=True)
         unseen = scope.decide("unseen", partial(self._unseen_end, scope, book))
         if unseen == _ASK_FIRST:
@@ -146,7 +146,8 @@ class CaptionLeads:
         observed = chains.prove(scope, book, *pair)
         proven = scope.graph.confidence(*pair) is not None
         reached, confirming = settle(scope, "s4")
-        left = scope.decide("left", lambda: chains.next_pair(scope, self.book(scope)) is not None)
+        # A chain too dear to chase while pages are left to read sends the run back to S2 to read one.
+        left = scope.decide("left", lambda: _chain_worth_chasing(scope, self.book(scope)))
         return StepResult(reached=reached, verified=proven, found=left, observed=(observed, confirming))
 
     def bridge(self, scope: SearchScope) -> StepResult:
@@ -241,6 +242,14 @@ class CaptionLeads:
         return None
 
 
+def _chain_worth_chasing(scope: SearchScope, book: LeadBook) -> bool:
+    """Is there a chain to work on now? One within COST_WORTH_CHASING, or any chain when nobody is
+    left to read a page about (then the dear chain is all there is)."""
+    if chains.next_pair(scope, book, dearest=chains.COST_WORTH_CHASING) is not None:
+        return True
+    return chains.next_pair(scope, book) is not None and expansion.next_expansion(scope, book) is None
+
+
 def _give_up(scope: SearchScope, end: str, why: str) -> StepResult:
     scope.control.update_meta(unseen_end=end)
     scope.status(why)
@@ -256,4 +265,8 @@ def blind_look(book: LeadBook, query: str, subjects: list[str]) -> list[str]:
     if len(named) == len(subjects):
         return []
     page = [url for url, photo in book.photos.items() if query in photo.queries]
-    return [url for url in page if named.isdisjoint(book.photos[url].keys) and book.available(url)]
+    return [
+        url
+        for url in page
+        if named.isdisjoint(book.photos[url].keys) and not book.photos[url].portrait and book.available(url)
+    ]

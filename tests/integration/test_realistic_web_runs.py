@@ -1,0 +1,49 @@
+"""Whole runs of the default strategy on the realistic photo web (issue 19): agencies' "(L-R)" is
+never taken for a person, the same image behind several URLs is recognised once per run, and every
+path it reports holds photo by photo against the web's ground truth."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import replace
+
+from visual_degrees.domain.models import Face, FetchedImage
+from visual_degrees_tools.bench import Bench, BenchConfig, Truth
+from visual_degrees_tools.bench.pairs import sample_pairs
+from visual_degrees_tools.local.environments import SandboxEnvironment, sandbox_environment
+from visual_degrees_tools.local.runner import RunEnvironment
+
+ENVIRONMENT = sandbox_environment(None, web="realistic")
+PAIRS = sample_pairs(ENVIRONMENT.web, 12, 19, "known")
+
+
+class CountingEnvironment(SandboxEnvironment):
+    """The realistic sandbox, counting every paid recognition by run and image bytes (sha256)."""
+
+    def __init__(self) -> None:
+        super().__init__(ENVIRONMENT.web)
+        self.recognised: Counter[tuple[str, str]] = Counter()
+
+    def __call__(self, run_id: str) -> RunEnvironment:
+        environment = super().__call__(run_id)
+        recognizer = environment.providers.recognizer
+        counts = self.recognised
+
+        class Counting:
+            def recognize(self, image: FetchedImage) -> list[Face]:
+                counts[run_id, image.sha256] += 1
+                return recognizer.recognize(image)
+
+        return replace(environment, providers=replace(environment.providers, recognizer=Counting()))
+
+
+def test_runs_on_the_realistic_web_recognise_each_image_once_and_report_only_true_paths():
+    # Given a web that republishes photos under other URLs and titles, a fresh memory per pair
+    environment = CountingEnvironment()
+    # When the default strategy runs each pair
+    result = Bench(environment, Truth(ENVIRONMENT.web)).run(PAIRS, BenchConfig())
+    # Then no run paid twice for one image, whatever URL it came under
+    assert environment.recognised and max(environment.recognised.values()) == 1
+    # ... every path reported is true photo by photo, and some pairs were solved
+    figures = result.figures
+    assert figures["false_paths"] == 0 and figures["solved"] > 0
