@@ -55,8 +55,8 @@ def describe(event: RunEvent) -> str:
         case "evidence" if d.get("people"):  # one photo: everyone recognised in it
             people = ", ".join(f"{p['name']} {_pct(p['confidence'])}" for p in d["people"])
             where = link_event(d)
-            event = f"event: {where}" if where else "no event named"
-            text = f"{people}  ({event})  {d['imageUrl']}{_earlier(d)}"
+            named = f"event: {where}" if where else "no event named"
+            text = f"{people}  ({named})  {d['imageUrl']}{_earlier(d)}"
         case "evidence":
             confidences = f"({_pct(d['confidenceA'])} / {_pct(d['confidenceB'])})"
             text = f"{d['from']} — {d['to']}  {confidences}  {d['imageUrl']}"
