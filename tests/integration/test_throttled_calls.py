@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from visual_degrees.adapters.rate_limiter import Rates, in_process_limiter
+from visual_degrees.domain.costs import DEFAULT_COSTS
 from visual_degrees.domain.models import FetchedImage, ImageHit
 from visual_degrees.lifecycle.run_access import RunAccess
 from visual_degrees.ports import Providers
@@ -22,7 +23,7 @@ from visual_degrees_tools.local.runner import LocalRunner, RunEnvironment, RunRe
 from visual_degrees_tools.sandbox import EXAMPLE_PAIR, FAR_PAIR, PhotoWeb, default_world_path, load_world
 from visual_degrees_tools.wire.quota_web import QuotaWeb, quota_web
 
-THROTTLING_FAULTS = "search_429=0.4,recognize_throttle=0.4"
+THROTTLING_FAULTS = "search_429=0.6,recognize_throttle=0.6"
 
 
 class Served:
@@ -48,7 +49,7 @@ class Served:
 
 
 def test_a_sandbox_run_bills_what_was_served_and_counts_the_throttled_calls(tmp_path: Path):
-    # Given the sandbox throttling four calls in ten, search and recognition alike
+    # Given the sandbox throttling six calls in ten, search and recognition alike
     sandbox = sandbox_environment(None, faults=THROTTLING_FAULTS)
     served: list[Served] = []
 
@@ -69,7 +70,10 @@ def test_a_sandbox_run_bills_what_was_served_and_counts_the_throttled_calls(tmp_
     assert usage["searches"] == counted.searches
     assert usage["recognitions"] == counted.recognitions
     assert usage["throttledSearches"] + usage["throttledRecognitions"] > 0
-    assert usage["costUsd"] == pytest.approx(0.005 * counted.searches + 0.001 * counted.recognitions)
+    llm = DEFAULT_COSTS.llm_usd(usage["llmTokensIn"], usage["llmTokensOut"])
+    assert usage["costUsd"] == pytest.approx(
+        0.005 * counted.searches + 0.001 * counted.recognitions + llm, abs=1e-6
+    )
 
 
 @pytest.fixture(scope="module")
