@@ -9,7 +9,7 @@ from itertools import chain
 from visual_degrees.domain.continuation import no_path_verdict
 from visual_degrees.domain.models import RunState
 from visual_degrees.domain.paths import graph_summary
-from visual_degrees.domain.wording import plural
+from visual_degrees.domain.wording import budget_words, plural
 from visual_degrees.lifecycle.context import StepContext
 from visual_degrees.search import hints
 from visual_degrees.search.known_edges import remember_unsolved
@@ -27,7 +27,7 @@ def run(state: RunState, ctx: StepContext) -> RunState:
     _, scope = begin(ctx, state)
     reason = state.stop_reason or ("budget" if state.budget_exhausted else "candidates_exhausted")
     message = REASONS.get(reason, "No chain was proven.").format(
-        max_hops=plural(state.options.max_hops, "hop"), exhausted=state.exhausted or "search"
+        max_hops=plural(state.options.max_hops, "hop"), exhausted=budget_words(state.exhausted or "searches")
     )
     meta = scope.control.meta()
     unseen = meta.unseen_end if meta is not None else None

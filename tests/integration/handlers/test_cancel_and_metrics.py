@@ -98,3 +98,20 @@ def test_a_retried_final_step_counts_the_run_once_and_a_budget_ending_once(aws, 
         ("BudgetExhausted", 1, None),
         ("RunsFinished", 1, "no_path"),
     ]
+
+
+def test_a_run_whose_llm_calls_ran_out_says_so_in_words(aws, runtime, context):
+    # Given a run at S7 because its LLM calls budget ran out
+    state = RunState(
+        run_id="20261201T100000-def456",
+        person_a=Person.of("Vesna Hawthorne"),
+        person_b=Person.of("Niall Halloran"),
+        options=RunOptions(),
+    )
+    after_s0 = initialize_session.handler(state.dump(), context)
+    at_s7 = {**after_s0, "budgetExhausted": True, "exhausted": "llmCalls", "stopReason": "budget"}
+    # When S7 answers
+    finalize_failure.handler(at_s7, context)
+    # Then its no_path names the budget as a user says it, not by its field
+    (ending,) = [e for e in EventLog(runtime.memory).read(state.run_id) if e.type == "no_path"]
+    assert ending.data["message"] == "The LLM calls budget ran out before a chain was proven."
