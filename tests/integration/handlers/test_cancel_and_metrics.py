@@ -77,22 +77,27 @@ def test_a_cancel_repeated_past_the_grace_period_stops_the_execution(aws, runtim
     assert (described["status"], described["executionStatus"]) == ("cancelled", "ABORTED")
 
 
-def test_a_retried_final_step_counts_the_run_once_and_a_budget_ending_once(aws, runtime, context, capsys):
-    # Given a run initialised by S0 and routed to S7 because its search budget ran out
+def routed_to_s7(context, run_id: str, exhausted: str) -> dict:
+    """A run initialised by S0, then routed to S7 because its `exhausted` budget ran out."""
     state = RunState(
-        run_id="20261201T100000-abc123",
+        run_id=run_id,
         person_a=Person.of("Vesna Hawthorne"),
         person_b=Person.of("Niall Halloran"),
         options=RunOptions(),
     )
     after_s0 = initialize_session.handler(state.dump(), context)
-    at_s7 = {**after_s0, "budgetExhausted": True, "exhausted": "searches", "stopReason": "budget"}
+    return {**after_s0, "budgetExhausted": True, "exhausted": exhausted, "stopReason": "budget"}
+
+
+def test_a_retried_final_step_counts_the_run_once_and_a_budget_ending_once(aws, runtime, context, capsys):
+    # Given a run initialised by S0 and routed to S7 because its search budget ran out
+    at_s7 = routed_to_s7(context, "20261201T100000-abc123", "searches")
     # When Step Functions runs S7 twice (a retry after a timeout)
     first = finalize_failure.handler(at_s7, context)
     second = finalize_failure.handler(at_s7, context)
     # Then both answers agree, one no_path event was stored, and the run was counted once
     assert first == second
-    stored = EventLog(runtime.memory).read(state.run_id)
+    stored = EventLog(runtime.memory).read("20261201T100000-abc123")
     assert [e.type for e in stored].count("no_path") == 1
     assert sorted(outcomes(capsys.readouterr().out)) == [
         ("BudgetExhausted", 1, None),
@@ -102,16 +107,9 @@ def test_a_retried_final_step_counts_the_run_once_and_a_budget_ending_once(aws, 
 
 def test_a_run_whose_llm_calls_ran_out_says_so_in_words(aws, runtime, context):
     # Given a run at S7 because its LLM calls budget ran out
-    state = RunState(
-        run_id="20261201T100000-def456",
-        person_a=Person.of("Vesna Hawthorne"),
-        person_b=Person.of("Niall Halloran"),
-        options=RunOptions(),
-    )
-    after_s0 = initialize_session.handler(state.dump(), context)
-    at_s7 = {**after_s0, "budgetExhausted": True, "exhausted": "llmCalls", "stopReason": "budget"}
+    at_s7 = routed_to_s7(context, "20261201T100000-def456", "llmCalls")
     # When S7 answers
     finalize_failure.handler(at_s7, context)
     # Then its no_path names the budget as a user says it, not by its field
-    (ending,) = [e for e in EventLog(runtime.memory).read(state.run_id) if e.type == "no_path"]
+    (ending,) = [e for e in EventLog(runtime.memory).read(at_s7["runId"]) if e.type == "no_path"]
     assert ending.data["message"] == "The LLM calls budget ran out before a chain was proven."
