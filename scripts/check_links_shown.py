@@ -2,7 +2,7 @@
 `path_update` and `final` must have been shown by an `evidence` event of the run naming both people
 with that photo; every path is judged by the bench's Truth (solved, false paths).
 
-    python scripts/check_links_shown.py ../shared/data/worlds/cast.G.txt 11
+    python scripts/check_links_shown.py ../shared/data/worlds/cast.G.txt 11 [realistic|clean]
 """
 
 import json
@@ -26,9 +26,9 @@ class Sink:
 
 
 world, seed = sys.argv[1], int(sys.argv[2])
-# The clean web, as the figures committed from this script were measured (the realistic web's
-# baselines: scripts/bench_webs.py, docs/benchmarks/realistic-web.md).
-env = sandbox_environment(Path(world), web="clean")
+# The clean web unless told: the figures committed from this script were measured on it.
+web = sys.argv[3] if len(sys.argv) > 3 else "clean"
+env = sandbox_environment(Path(world), web=web)
 truth = Truth(env.web)
 pairs = sample_pairs(env.web, 200, seed)
 solved = false = unshown = solvable = 0
@@ -61,6 +61,7 @@ print(
         {
             "world": Path(world).name,
             "seed": seed,
+            "web": web,
             "solvable": solvable,
             "solved": solved,
             "false_paths": false,
