@@ -4,6 +4,8 @@ Knowledge proposes, photos prove: only a recognised photo ever makes a link."""
 
 from __future__ import annotations
 
+import gc
+
 from tests.support.fakes import FakeWeb, face
 from tests.support.search_scopes import A, B, Run, hunch, key, link, page, run_of
 from visual_degrees.domain.queries import pair_query
@@ -283,3 +285,33 @@ def test_the_same_image_at_another_url_is_recognised_once_and_takes_none_of_its_
     (seen,) = observed.observations
     assert sorted(f.name for f in seen.faces) == sorted([X, B])
     assert (seen.hit.image_url, seen.hit.page_url, seen.query) == (again, again + ".html", "news")
+
+
+SURNAMES = [
+    "Abbott",
+    "Baxter",
+    "Carver",
+    "Dalton",
+    "Ellery",
+    "Fenwick",
+    "Garner",
+    "Hollis",
+    "Irving",
+    "Jarrett",
+    "Kendall",
+    "Lowry",
+]
+
+
+def test_a_new_store_under_a_run_id_already_read_never_inherits_its_titles() -> None:
+    # Given run after run under one run id, each in a store of its own freed before the next is
+    # made (the process may place the next at the freed one's address), each with a page for the
+    # same query and of the same length, naming X with someone new
+    for surname in SURNAMES:
+        other = f"Dana {surname}"
+        run = run_of()
+        page(run.scope, X, f"{X} and {other} at a gala", "IMG_0001.jpg", subjects=[X])
+        # Then each store's book reads its own titles only
+        assert book_of(run).neighbours(key(X)) == {key(other)}
+        del run
+        gc.collect()

@@ -8,6 +8,7 @@ step reads them in one query and works in memory. Title parsing is cached per pr
 from __future__ import annotations
 
 import threading
+import weakref
 from collections import OrderedDict, defaultdict
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -129,28 +130,32 @@ class Captions:
             photo.queries.append(query)
 
 
-_CACHED_RUNS = 256
-_captions: OrderedDict[tuple[str, int], Captions] = OrderedDict()
+_CACHED_RUNS = 256  # per store
+# store -> run id -> its Captions. Keyed by the store object itself (weakly), never by id(): a
+# store freed and another made at the same address under the same run id must not inherit its pages.
+_captions: weakref.WeakKeyDictionary[object, OrderedDict[str, Captions]] = weakref.WeakKeyDictionary()
 _captions_lock = threading.Lock()
 
 
-def captions_of(run: tuple[str, int], pages: list[dict[str, Any]], ends: tuple[str, ...] = ()) -> Captions:
-    """The Captions of `run` (its id and its store's identity), reusing what this process already
-    read of it: pages never change, so only pages it has not seen are added. Anything that does not
-    match (a page it holds that the store lacks, or of another length) means another store under
-    the same id: start again."""
+def captions_of(
+    store: object, run_id: str, pages: list[dict[str, Any]], ends: tuple[str, ...] = ()
+) -> Captions:
+    """The Captions of run `run_id` in `store`, reusing what this process already read of it: pages
+    never change, so only pages it has not seen are added. Anything that does not match (a page it
+    holds that the store lacks, or of another length) means the run was written anew: start again."""
     lengths = {str(page["query"]): len(page.get("hits", [])) for page in pages}
     with _captions_lock:
-        found = _captions.pop(run, None)
+        runs = _captions.setdefault(store, OrderedDict())
+        found = runs.pop(run_id, None)
     if found is None or any(lengths.get(q) != n for q, n in found.page_len.items()):
         found = Captions()
     for page in pages:
         if page["query"] not in found.queries:
             found.add(page, ends)
     with _captions_lock:
-        _captions[run] = found
-        while len(_captions) > _CACHED_RUNS:
-            _captions.popitem(last=False)
+        runs[run_id] = found
+        while len(runs) > _CACHED_RUNS:
+            runs.popitem(last=False)
     return found
 
 
@@ -162,8 +167,8 @@ class LeadBook:
         self.knobs = knobs
         leads = scope.leads
         state = scope.state
-        run = (state.run_id, id(scope.ctx.memory))
-        captions = captions_of(run, leads.pages(), (state.person_a.key, state.person_b.key))
+        ends = (state.person_a.key, state.person_b.key)
+        captions = captions_of(scope.ctx.memory, state.run_id, leads.pages(), ends)
         self.photos = captions.photos
         self.of = captions.of
         self.with_guests = captions.with_guests
