@@ -107,6 +107,56 @@ def test_someone_named_with_both_ends_is_tried_pair_by_pair_until_the_chain_is_s
     assert answer(run).degrees == 2
 
 
+def test_with_no_lead_left_a_photo_in_hand_titled_for_one_of_the_chain_is_recognised() -> None:
+    # Given A — X — Y — B proven after $0.02 (a quarter: five recognitions), and pages read about
+    # Y and X whose photos are titled for one person only: one shows X with B, unnamed
+    web = FakeWeb()
+    run = three_degrees(web)
+    near = page(run.scope, Y, f"{Y} - Pictures and Photos", f"{Y} - Photo Gallery", subjects=[Y])
+    (far,) = page(run.scope, pair_query(X, B), f"{X} - Pictures and Photos", subjects=[X, B])
+    for url in near:
+        web.photo(url, face(Y))
+    web.photo(far, face(X), face(B))
+    # When the run looks for a shorter chain
+    shorten(run.scope, shortening(run).inner)
+    # Then without a search, the photo found on a page about B was among the first two recognised,
+    # and A — X — B shown
+    assert (web.calls["search"], web.calls["recognize"]) == (0, 2)
+    assert run.sink.of("path_update")[-1]["path"] == [A, X, B]
+    assert answer(run).degrees == 2
+
+
+def test_portraits_and_photos_titled_for_people_off_the_chain_are_not_recognised_blindly() -> None:
+    # Given A — X — Y — B proven, and photos in hand: a portrait of X, and one titled for Z
+    web = FakeWeb()
+    run = three_degrees(web)
+    lone, other = page(
+        run.scope, X, f"{X} arrives at the premiere", f"{Z} - Pictures and Photos", subjects=[X]
+    )
+    web.photo(lone, face(X), face(B))
+    web.photo(other, face(X), face(B))
+    # When the run looks for a shorter chain
+    shorten(run.scope, shortening(run).inner)
+    # Then nothing was recognised: neither title could name a shortcut
+    assert web.calls["recognize"] == 0
+    assert answer(run).degrees == 3
+
+
+def test_a_two_degree_chain_is_not_shortened_by_recognising_photos_blindly() -> None:
+    # Given A — X — B proven after $0.04, and a photo in hand titled for A alone
+    web = FakeWeb()
+    run = run_of(web)
+    link(run.scope, A, X)
+    link(run.scope, X, B)
+    spent(run, searches=8)
+    (url,) = page(run.scope, A, f"{A} - Pictures and Photos", subjects=[A])
+    web.photo(url, face(A), face(B))
+    # When the run looks for a shorter chain
+    shorten(run.scope, shortening(run).inner)
+    # Then it is not recognised: one degree is a photo of both, which the first step looked for
+    assert web.calls["recognize"] == 0
+
+
 def test_it_stops_before_a_check_that_would_pass_its_share_of_the_spend() -> None:
     # Given the same lead, but a run that spent only $0.002 so far (a quarter is $0.0005, less
     # than the one recognition the check needs)

@@ -27,9 +27,13 @@ from visual_degrees.search.observe import Observed
 from visual_degrees.search.port import Price, Shortener
 from visual_degrees.search.progress import chain_payload
 from visual_degrees.search.scope import SearchScope
+from visual_degrees.search.shortening.in_hand import photos_in_hand
+from visual_degrees.search.strategies.caption_leads.chains import look
+from visual_degrees.search.strategies.caption_leads.strategy import CaptionLeads
 
 T = TypeVar("T")
-MAX_ATTEMPTS = 8  # pairs one step may try (each is at most a search and two recognitions)
+MAX_ATTEMPTS = 12  # pairs one step may try (each is at most a search and two recognitions)
+PHOTOS_AT_ONCE = 2  # photos in hand recognised in one attempt (concurrently)
 LLM_TOKENS = (2_000, 500)  # a planner call's tokens (in, out), taken before the run made any
 
 
@@ -105,7 +109,26 @@ def shorten(scope: SearchScope, shortener: Shortener) -> tuple[Observed, ...]:
         pair = decide("", partial(shortener.shorter, scope, hops - 1))
         if pair == []:  # a shorter chain is proven already (S6 answers with it)
             break
-        if pair is None:  # nothing the run holds suggests one: ask the planner, once
+        # No lead: photos in hand whose titles name one of the chain (in_hand.py). Not for one
+        # degree: a photo of both ends is what the run's first step looked for.
+        blind = pair is None and hops > 2
+        photos = decide(".photos", partial(_in_hand, scope, shortener)) if blind else []
+        if photos:
+            if not decide(".go", partial(allowance.affords, scope, Price(recognitions=len(photos)))):
+                photos = photos[:1]
+                if not decide(".go1", partial(allowance.affords, scope, Price(recognitions=1))):
+                    stopped = "allowance"
+                    break
+            scope.status(
+                f"{plural(hops, 'degree')} proven; is there a shorter chain? Recognising "
+                f"{plural(len(photos), 'photo')} already found that may show one"
+            )
+            got = (
+                look(scope, shortener.book(scope), photos)
+                if isinstance(shortener, CaptionLeads)
+                else Observed()
+            )
+        elif pair is None:  # nothing the run holds suggests one: ask the planner, once
             # (not for one pair: that is the pair's own search, which the run reads first)
             if asked or hops <= 2 or not decide(".ask", partial(shortener.can_ask, scope, hops - 1)):
                 break
@@ -116,15 +139,16 @@ def shorten(scope: SearchScope, shortener: Shortener) -> tuple[Observed, ...]:
             asked = True
             shortener.ask(scope, hops - 1)
             continue
-        if not decide(".go", partial(allowance.affords, scope, shortener.price(scope, pair))):
-            stopped = "allowance"
-            break
-        x, y = (scope.person(key).name for key in pair)
-        scope.status(f"{plural(hops, 'degree')} proven; is there a shorter chain? Checking {x} — {y}")
-        got = shortener.prove(scope, pair, f"shorten.{attempt}.")
+        else:
+            if not decide(".go", partial(allowance.affords, scope, shortener.price(scope, pair))):
+                stopped = "allowance"
+                break
+            x, y = (scope.person(key).name for key in pair)
+            scope.status(f"{plural(hops, 'degree')} proven; is there a shorter chain? Checking {x} — {y}")
+            got = shortener.prove(scope, pair, f"shorten.{attempt}.")
+            tried.append([x, y])
+            proven += scope.graph.confidence(*pair) is not None
         observed.append(got)
-        tried.append([x, y])
-        proven += scope.graph.confidence(*pair) is not None
         if got.exhausted:
             stopped = "budget"
             break
@@ -151,6 +175,13 @@ def shorten(scope: SearchScope, shortener: Shortener) -> tuple[Observed, ...]:
     )
     scope.control.update_meta(shortening=record)
     return tuple(observed)
+
+
+def _in_hand(scope: SearchScope, shortener: Shortener) -> list[str]:
+    chain = trusted_chain(scope)
+    if chain is None or not isinstance(shortener, CaptionLeads):
+        return []
+    return photos_in_hand(shortener.book(scope), chain, PHOTOS_AT_ONCE)
 
 
 def _decide(scope: SearchScope, prefix: str, name: str, choose: Callable[[], T]) -> T:
