@@ -7,6 +7,7 @@ from tests.support.fakes import FakeWeb, face
 from tests.support.search_scopes import A, B, Run, hunch, key, link, page, run_of
 from visual_degrees.domain.degrees import Degrees
 from visual_degrees.domain.models import Budgets
+from visual_degrees.domain.planning import ConnectReply, PlannerReply, ProposedLink
 from visual_degrees.domain.queries import pair_query
 from visual_degrees.search.shortening.phase import shorten
 from visual_degrees.search.shortening.strategy import ThenShorten
@@ -123,6 +124,42 @@ def test_with_no_lead_left_a_photo_in_hand_titled_for_one_of_the_chain_is_recogn
     # and A — X — B shown
     assert (web.calls["search"], web.calls["recognize"]) == (0, 2)
     assert run.sink.of("path_update")[-1]["path"] == [A, X, B]
+    assert answer(run).degrees == 2
+
+
+class Connects:
+    """A planner that believes X worked with B."""
+
+    def __init__(self) -> None:
+        self.asked = 0
+
+    def plan(self, context: object) -> PlannerReply:
+        raise AssertionError("the search for a shorter chain only connects")
+
+    def connect(self, context: object) -> ConnectReply:
+        self.asked += 1
+        return ConnectReply(
+            links=[ProposedLink(a=X, b=B, film="Apollo 13 (1995)")], tokens_in=900, tokens_out=90
+        )
+
+
+def test_the_planner_is_asked_before_photos_in_hand_are_recognised_blindly() -> None:
+    # Given A — X — Y — B proven after $0.04, a photo in hand titled for Y alone, and a planner who
+    # knows X worked with B (a pair search finds their photo)
+    web = FakeWeb()
+    planner = Connects()
+    run = run_of(web, planner=planner)
+    for x, y in ((A, X), (X, Y), (Y, B)):
+        link(run.scope, x, y)
+    spent(run, searches=8)
+    (lone,) = page(run.scope, Y, f"{Y} - Pictures and Photos", subjects=[Y])
+    web.photo(lone, face(Y))
+    web.answer(pair_query(X, B), web.titled("https://p/xb.jpg", f"{X} and {B}", face(X), face(B)))
+    # When the run looks for a shorter chain
+    shorten(run.scope, shortening(run).inner)
+    # Then the planner's hunch was checked (one search, one recognition) and the blind photo never
+    assert planner.asked == 1
+    assert (web.calls["search"], web.calls["recognize"]) == (1, 1)
     assert answer(run).degrees == 2
 
 

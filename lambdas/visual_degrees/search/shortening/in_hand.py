@@ -8,8 +8,8 @@ photo is named, so one recognition may show two people of the chain together, or
 of them whom another photo shows with a person further along. Which photos: not yet recognised,
 not a portrait, a title naming people of the chain only (or them with unnamed guests), those found
 by a search about a person of the chain far from the one they name first (a page about Y that
-shows a photo titled for X was matched to Y somehow), then those with unnamed guests, then the
-smaller groups.
+shows a photo titled for X was matched to Y somehow), then those of people nearer an end (a
+shortcut from them may skip more pairs), then those with unnamed guests, then the smaller groups.
 """
 
 from __future__ import annotations
@@ -20,7 +20,8 @@ from visual_degrees.search.strategies.caption_leads.leads import LeadBook
 def photos_in_hand(book: LeadBook, chain: list[str], limit: int) -> list[str]:
     """Up to `limit` photos to recognise for a chain shorter than `chain` (person keys, A..B)."""
     at = {key: i for i, key in enumerate(chain)}
-    ranked: list[tuple[int, bool, int, str]] = []
+    last = len(chain) - 1
+    ranked: list[tuple[int, int, bool, int, str]] = []
     for url in book.open:
         photo = book.photos[url]
         members = [at[key] for key in photo.keys if key in at]
@@ -32,5 +33,6 @@ def photos_in_hand(book: LeadBook, chain: list[str], limit: int) -> list[str]:
             continue  # it names two people of the chain apart: a lead the strategy tried first
         asked = [at[key] for query in photo.queries for key in book.page_subjects.get(query, ()) if key in at]
         spread = max((abs(s - m) for s in asked for m in members), default=0)
-        ranked.append((-spread, not photo.unnamed, len(photo.keys), url))
+        reach = max(max(m, last - m) for m in members)  # how many pairs a shortcut from it may skip
+        ranked.append((-spread, -reach, not photo.unnamed, len(photo.keys), url))
     return [url for *_, url in sorted(ranked)[:limit]]

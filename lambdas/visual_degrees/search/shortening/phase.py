@@ -109,16 +109,37 @@ def shorten(scope: SearchScope, shortener: Shortener) -> tuple[Observed, ...]:
         pair = decide("", partial(shortener.shorter, scope, hops - 1))
         if pair == []:  # a shorter chain is proven already (S6 answers with it)
             break
-        # No lead: photos in hand whose titles name one of the chain (in_hand.py). Not for one
-        # degree: a photo of both ends is what the run's first step looked for.
-        blind = pair is None and hops > 2
-        photos = decide(".photos", partial(_in_hand, scope, shortener)) if blind else []
+        dear = False
+        # Nothing the run holds suggests one: ask the planner, once (not for one pair: that is the
+        # pair's own search, which the run reads first)
+        if (
+            pair is None
+            and not asked
+            and hops > 2
+            and decide(".ask", partial(shortener.can_ask, scope, hops - 1))
+        ):
+            if decide(".ask.go", partial(allowance.affords, scope, Price(llm_calls=1))):
+                scope.status(f"{plural(hops, 'degree')} proven; asking who could connect them in fewer")
+                asked = True
+                shortener.ask(scope, hops - 1)
+                continue
+            dear = True
+        # Then photos in hand whose titles name one of the chain (in_hand.py), a recognition each.
+        # Not for one degree: a photo of both ends is what the run's first step looked for.
+        photos = decide(".photos", partial(_in_hand, scope, shortener)) if pair is None and hops > 2 else []
+        if photos and not decide(
+            ".photos.go", partial(allowance.affords, scope, Price(recognitions=len(photos)))
+        ):
+            photos = (
+                photos[:1]
+                if decide(".photos.go1", partial(allowance.affords, scope, Price(recognitions=1)))
+                else []
+            )
+            dear = dear or not photos
+        if pair is None and not photos:
+            stopped = "allowance" if dear else stopped
+            break
         if photos:
-            if not decide(".go", partial(allowance.affords, scope, Price(recognitions=len(photos)))):
-                photos = photos[:1]
-                if not decide(".go1", partial(allowance.affords, scope, Price(recognitions=1))):
-                    stopped = "allowance"
-                    break
             scope.status(
                 f"{plural(hops, 'degree')} proven; is there a shorter chain? Recognising "
                 f"{plural(len(photos), 'photo')} already found that may show one"
@@ -128,18 +149,7 @@ def shorten(scope: SearchScope, shortener: Shortener) -> tuple[Observed, ...]:
                 if isinstance(shortener, CaptionLeads)
                 else Observed()
             )
-        elif pair is None:  # nothing the run holds suggests one: ask the planner, once
-            # (not for one pair: that is the pair's own search, which the run reads first)
-            if asked or hops <= 2 or not decide(".ask", partial(shortener.can_ask, scope, hops - 1)):
-                break
-            if not decide(".go", partial(allowance.affords, scope, Price(llm_calls=1))):
-                stopped = "allowance"
-                break
-            scope.status(f"{plural(hops, 'degree')} proven; asking who could connect them in fewer")
-            asked = True
-            shortener.ask(scope, hops - 1)
-            continue
-        else:
+        elif pair is not None:
             if not decide(".go", partial(allowance.affords, scope, shortener.price(scope, pair))):
                 stopped = "allowance"
                 break
