@@ -108,9 +108,9 @@ def test_someone_named_with_both_ends_is_tried_pair_by_pair_until_the_chain_is_s
     assert answer(run).degrees == 2
 
 
-def test_with_no_lead_left_a_photo_in_hand_titled_for_one_of_the_chain_is_recognised() -> None:
-    # Given A — X — Y — B proven after $0.02 (a quarter: five recognitions), and pages read about
-    # Y and X whose photos are titled for one person only: one shows X with B, unnamed
+def test_with_no_lead_left_a_photo_titled_for_one_person_on_a_page_about_another_is_recognised() -> None:
+    # Given A — X — Y — B proven after $0.02 (a quarter: five recognitions), and photos titled for
+    # one person only: two of Y on a page about Y, one of X on the page of "X B" (it shows B too)
     web = FakeWeb()
     run = three_degrees(web)
     near = page(run.scope, Y, f"{Y} - Pictures and Photos", f"{Y} - Photo Gallery", subjects=[Y])
@@ -120,9 +120,9 @@ def test_with_no_lead_left_a_photo_in_hand_titled_for_one_of_the_chain_is_recogn
     web.photo(far, face(X), face(B))
     # When the run looks for a shorter chain
     shorten(run.scope, shortening(run).inner)
-    # Then without a search, the photo found on a page about B was among the first two recognised,
-    # and A — X — B shown
-    assert (web.calls["search"], web.calls["recognize"]) == (0, 2)
+    # Then without a search, the photo titled for X on the page of "X B" was recognised (the ones
+    # titled for Y on a page about Y alone could show no shortcut), and A — X — B shown
+    assert (web.calls["search"], web.calls["recognize"]) == (0, 1)
     assert run.sink.of("path_update")[-1]["path"] == [A, X, B]
     assert answer(run).degrees == 2
 
@@ -143,23 +143,26 @@ class Connects:
         )
 
 
-def test_the_planner_is_asked_before_photos_in_hand_are_recognised_blindly() -> None:
-    # Given A — X — Y — B proven after $0.04, a photo in hand titled for Y alone, and a planner who
+def test_after_a_few_photos_in_hand_the_planner_is_asked_before_any_more() -> None:
+    # Given A — X — Y — B proven after $0.06, six photos in hand titled for Y alone on the page of
+    # "Y A" (a photo of both would make two degrees; none shows anyone else), and a planner who
     # knows X worked with B (a pair search finds their photo)
     web = FakeWeb()
     planner = Connects()
     run = run_of(web, planner=planner)
     for x, y in ((A, X), (X, Y), (Y, B)):
         link(run.scope, x, y)
-    spent(run, searches=8)
-    (lone,) = page(run.scope, Y, f"{Y} - Pictures and Photos", subjects=[Y])
-    web.photo(lone, face(Y))
+    spent(run, searches=12)
+    titles = (f"{Y} - Photo {n}: the gallery" for n in range(6))
+    for url in page(run.scope, pair_query(Y, A), *titles, subjects=[Y, A]):
+        web.photo(url, face(Y))
     web.answer(pair_query(X, B), web.titled("https://p/xb.jpg", f"{X} and {B}", face(X), face(B)))
     # When the run looks for a shorter chain
     shorten(run.scope, shortening(run).inner)
-    # Then the planner's hunch was checked (one search, one recognition) and the blind photo never
+    # Then four photos in hand were recognised, then the planner's hunch was checked (one search,
+    # one recognition), and nothing more
     assert planner.asked == 1
-    assert (web.calls["search"], web.calls["recognize"]) == (1, 1)
+    assert (web.calls["search"], web.calls["recognize"]) == (1, 5)
     assert answer(run).degrees == 2
 
 

@@ -2,37 +2,41 @@
 
 On the realistic web most captions name one person or none ("X - Pictures and Photos"), so the
 photo proving a shorter chain is often on a page the run already read, under a title naming only
-one person of the chain, or one of them "and others". When no lead is left, recognising a few of
-those (a recognition each, no search) is the cheapest way left to a shorter chain: every face in a
-photo is named, so one recognition may show two people of the chain together, or someone with one
-of them whom another photo shows with a person further along. Which photos: not yet recognised,
-not a portrait, a title naming people of the chain only (or them with unnamed guests), those found
-by a search about a person of the chain far from the one they name first (a page about Y that
-shows a photo titled for X was matched to Y somehow), then those of people nearer an end (a
-shortcut from them may skip more pairs), then those with unnamed guests, then the smaller groups.
+one of the two people it shows. The search engine returned it for its page's query: a photo titled
+for X on the page of "X Y" (or of "Y" alone) may show Y. Worth a recognition (no search) when a
+link X–Y would make the chain shorter, given the links the run graph holds: the photos whose link
+would skip the most pairs first, then those with unnamed guests, then the smaller groups. A photo
+whose title names both is a lead the strategy prices itself; a portrait shows one person.
 """
 
 from __future__ import annotations
 
+from visual_degrees.search.scope import SearchScope
 from visual_degrees.search.strategies.caption_leads.leads import LeadBook
 
 
-def photos_in_hand(book: LeadBook, chain: list[str], limit: int) -> list[str]:
+def photos_in_hand(scope: SearchScope, book: LeadBook, chain: list[str], limit: int) -> list[str]:
     """Up to `limit` photos to recognise for a chain shorter than `chain` (person keys, A..B)."""
-    at = {key: i for i, key in enumerate(chain)}
-    last = len(chain) - 1
-    ranked: list[tuple[int, int, bool, int, str]] = []
+    hops = len(chain) - 1
+    graph = scope.graph
+    from_a, from_b = graph.depths(chain[0], hops), graph.depths(chain[-1], hops)
+    far = hops + 1
+
+    def skipped(x: str, y: str) -> int:
+        """Pairs of the chain a link x–y would save (0: none)."""
+        through = min(
+            from_a.get(x, far) + from_b.get(y, far),
+            from_a.get(y, far) + from_b.get(x, far),
+        )
+        return max(0, hops - (through + 1))
+
+    ranked: list[tuple[int, bool, int, str]] = []
     for url in book.open:
         photo = book.photos[url]
-        members = [at[key] for key in photo.keys if key in at]
-        if not members or photo.portrait:
+        if not photo.keys or photo.portrait:
             continue
-        if len(members) < len(photo.keys):
-            continue  # a title naming someone else is a lead already priced by the strategy
-        if max(members) - min(members) > 1:
-            continue  # it names two people of the chain apart: a lead the strategy tried first
-        asked = [at[key] for query in photo.queries for key in book.page_subjects.get(query, ()) if key in at]
-        spread = max((abs(s - m) for s in asked for m in members), default=0)
-        reach = max(max(m, last - m) for m in members)  # how many pairs a shortcut from it may skip
-        ranked.append((-spread, -reach, not photo.unnamed, len(photo.keys), url))
+        asked = {key for query in photo.queries for key in book.page_subjects.get(query, ())}
+        saving = max((skipped(x, y) for x in photo.keys for y in asked if y not in photo.keys), default=0)
+        if saving > 0:
+            ranked.append((-saving, not photo.unnamed, len(photo.keys), url))
     return [url for *_, url in sorted(ranked)[:limit]]

@@ -34,6 +34,7 @@ from visual_degrees.search.strategies.caption_leads.strategy import CaptionLeads
 T = TypeVar("T")
 MAX_ATTEMPTS = 12  # pairs one step may try (each is at most a search and two recognitions)
 PHOTOS_AT_ONCE = 2  # photos in hand recognised in one attempt (concurrently)
+PHOTOS_BEFORE_ASKING = 4  # photos in hand recognised before the planner is asked
 LLM_TOKENS = (2_000, 500)  # a planner call's tokens (in, out), taken before the run made any
 
 
@@ -103,6 +104,7 @@ def shorten(scope: SearchScope, shortener: Shortener) -> tuple[Observed, ...]:
     tried: list[list[str]] = []
     proven = 0
     asked = False
+    glimpsed = 0  # photos in hand recognised
     stopped: Stopped = "not_run" if hops <= 1 or share <= 0 else "exhausted"
     for attempt in range(MAX_ATTEMPTS if stopped == "exhausted" else 0):
         decide = partial(_decide, scope, f"shorten.{attempt}")
@@ -110,10 +112,16 @@ def shorten(scope: SearchScope, shortener: Shortener) -> tuple[Observed, ...]:
         if pair == []:  # a shorter chain is proven already (S6 answers with it)
             break
         dear = False
-        # Nothing the run holds suggests one: ask the planner, once (not for one pair: that is the
-        # pair's own search, which the run reads first)
+        # No lead: photos in hand whose titles name one of the chain (in_hand.py), a recognition
+        # each, the first few before the planner's question (it and the pair searches its hunches
+        # need cost more). Not for one degree: a photo of both ends is what the first step looked for.
+        photos = decide(".photos", partial(_in_hand, scope, shortener)) if pair is None and hops > 2 else []
+        first = bool(photos) and glimpsed < PHOTOS_BEFORE_ASKING
+        # Then ask the planner, once (not for one pair: that is the pair's own search, which the
+        # run reads first)
         if (
             pair is None
+            and not first
             and not asked
             and hops > 2
             and decide(".ask", partial(shortener.can_ask, scope, hops - 1))
@@ -124,9 +132,6 @@ def shorten(scope: SearchScope, shortener: Shortener) -> tuple[Observed, ...]:
                 shortener.ask(scope, hops - 1)
                 continue
             dear = True
-        # Then photos in hand whose titles name one of the chain (in_hand.py), a recognition each.
-        # Not for one degree: a photo of both ends is what the run's first step looked for.
-        photos = decide(".photos", partial(_in_hand, scope, shortener)) if pair is None and hops > 2 else []
         if photos and not decide(
             ".photos.go", partial(allowance.affords, scope, Price(recognitions=len(photos)))
         ):
@@ -144,6 +149,7 @@ def shorten(scope: SearchScope, shortener: Shortener) -> tuple[Observed, ...]:
                 f"{plural(hops, 'degree')} proven; is there a shorter chain? Recognising "
                 f"{plural(len(photos), 'photo')} already found that may show one"
             )
+            glimpsed += len(photos)
             got = (
                 look(scope, shortener.book(scope), photos)
                 if isinstance(shortener, CaptionLeads)
@@ -191,7 +197,7 @@ def _in_hand(scope: SearchScope, shortener: Shortener) -> list[str]:
     chain = trusted_chain(scope)
     if chain is None or not isinstance(shortener, CaptionLeads):
         return []
-    return photos_in_hand(shortener.book(scope), chain, PHOTOS_AT_ONCE)
+    return photos_in_hand(scope, shortener.book(scope), chain, PHOTOS_AT_ONCE)
 
 
 def _decide(scope: SearchScope, prefix: str, name: str, choose: Callable[[], T]) -> T:
