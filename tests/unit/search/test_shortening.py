@@ -7,7 +7,6 @@ from tests.support.fakes import FakeWeb, face
 from tests.support.search_scopes import A, B, Run, hunch, key, link, page, run_of
 from visual_degrees.domain.degrees import Degrees
 from visual_degrees.domain.models import Budgets
-from visual_degrees.domain.planning import ConnectReply, PlannerReply, ProposedLink
 from visual_degrees.domain.queries import pair_query
 from visual_degrees.search.shortening.phase import shorten
 from visual_degrees.search.shortening.strategy import ThenShorten
@@ -106,95 +105,6 @@ def test_someone_named_with_both_ends_is_tried_pair_by_pair_until_the_chain_is_s
     assert web.calls["recognize"] == 2
     assert run.sink.of("path_update")[-1]["path"] == [A, Z, B]
     assert answer(run).degrees == 2
-
-
-def test_with_no_lead_left_a_photo_titled_for_one_person_on_a_page_about_another_is_recognised() -> None:
-    # Given A — X — Y — B proven after $0.02 (a quarter: five recognitions), and photos titled for
-    # one person only: two of Y on a page about Y, one of X on the page of "X B" (it shows B too)
-    web = FakeWeb()
-    run = three_degrees(web)
-    near = page(run.scope, Y, f"{Y} - Pictures and Photos", f"{Y} - Photo Gallery", subjects=[Y])
-    (far,) = page(run.scope, pair_query(X, B), f"{X} - Pictures and Photos", subjects=[X, B])
-    for url in near:
-        web.photo(url, face(Y))
-    web.photo(far, face(X), face(B))
-    # When the run looks for a shorter chain
-    shorten(run.scope, shortening(run).inner)
-    # Then without a search, the photo titled for X on the page of "X B" was recognised (the ones
-    # titled for Y on a page about Y alone could show no shortcut), and A — X — B shown
-    assert (web.calls["search"], web.calls["recognize"]) == (0, 1)
-    assert run.sink.of("path_update")[-1]["path"] == [A, X, B]
-    assert answer(run).degrees == 2
-
-
-class Connects:
-    """A planner that believes X worked with B."""
-
-    def __init__(self) -> None:
-        self.asked = 0
-
-    def plan(self, context: object) -> PlannerReply:
-        raise AssertionError("the search for a shorter chain only connects")
-
-    def connect(self, context: object) -> ConnectReply:
-        self.asked += 1
-        return ConnectReply(
-            links=[ProposedLink(a=X, b=B, film="Apollo 13 (1995)")], tokens_in=900, tokens_out=90
-        )
-
-
-def test_after_a_few_photos_in_hand_the_planner_is_asked_before_any_more() -> None:
-    # Given A — X — Y — B proven after $0.06, six photos in hand titled for Y alone on the page of
-    # "Y A" (a photo of both would make two degrees; none shows anyone else), and a planner who
-    # knows X worked with B (a pair search finds their photo)
-    web = FakeWeb()
-    planner = Connects()
-    run = run_of(web, planner=planner)
-    for x, y in ((A, X), (X, Y), (Y, B)):
-        link(run.scope, x, y)
-    spent(run, searches=12)
-    titles = (f"{Y} - Photo {n}: the gallery" for n in range(6))
-    for url in page(run.scope, pair_query(Y, A), *titles, subjects=[Y, A]):
-        web.photo(url, face(Y))
-    web.answer(pair_query(X, B), web.titled("https://p/xb.jpg", f"{X} and {B}", face(X), face(B)))
-    # When the run looks for a shorter chain
-    shorten(run.scope, shortening(run).inner)
-    # Then four photos in hand were recognised, then the planner's hunch was checked (one search,
-    # one recognition), and nothing more
-    assert planner.asked == 1
-    assert (web.calls["search"], web.calls["recognize"]) == (1, 5)
-    assert answer(run).degrees == 2
-
-
-def test_portraits_and_photos_titled_for_people_off_the_chain_are_not_recognised_blindly() -> None:
-    # Given A — X — Y — B proven, and photos in hand: a portrait of X, and one titled for Z
-    web = FakeWeb()
-    run = three_degrees(web)
-    lone, other = page(
-        run.scope, X, f"{X} arrives at the premiere", f"{Z} - Pictures and Photos", subjects=[X]
-    )
-    web.photo(lone, face(X), face(B))
-    web.photo(other, face(X), face(B))
-    # When the run looks for a shorter chain
-    shorten(run.scope, shortening(run).inner)
-    # Then nothing was recognised: neither title could name a shortcut
-    assert web.calls["recognize"] == 0
-    assert answer(run).degrees == 3
-
-
-def test_a_two_degree_chain_is_not_shortened_by_recognising_photos_blindly() -> None:
-    # Given A — X — B proven after $0.04, and a photo in hand titled for A alone
-    web = FakeWeb()
-    run = run_of(web)
-    link(run.scope, A, X)
-    link(run.scope, X, B)
-    spent(run, searches=8)
-    (url,) = page(run.scope, A, f"{A} - Pictures and Photos", subjects=[A])
-    web.photo(url, face(A), face(B))
-    # When the run looks for a shorter chain
-    shorten(run.scope, shortening(run).inner)
-    # Then it is not recognised: one degree is a photo of both, which the first step looked for
-    assert web.calls["recognize"] == 0
 
 
 def test_it_stops_before_a_check_that_would_pass_its_share_of_the_spend() -> None:

@@ -27,14 +27,9 @@ from visual_degrees.search.observe import Observed
 from visual_degrees.search.port import Price, Shortener
 from visual_degrees.search.progress import chain_payload
 from visual_degrees.search.scope import SearchScope
-from visual_degrees.search.shortening.in_hand import photos_in_hand
-from visual_degrees.search.strategies.caption_leads.chains import look
-from visual_degrees.search.strategies.caption_leads.strategy import CaptionLeads
 
 T = TypeVar("T")
-MAX_ATTEMPTS = 12  # pairs one step may try (each is at most a search and two recognitions)
-PHOTOS_AT_ONCE = 2  # photos in hand recognised in one attempt (concurrently)
-PHOTOS_BEFORE_ASKING = 4  # photos in hand recognised before the planner is asked
+MAX_ATTEMPTS = 8  # pairs one step may try (each is at most a search and two recognitions)
 LLM_TOKENS = (2_000, 500)  # a planner call's tokens (in, out), taken before the run made any
 
 
@@ -104,67 +99,32 @@ def shorten(scope: SearchScope, shortener: Shortener) -> tuple[Observed, ...]:
     tried: list[list[str]] = []
     proven = 0
     asked = False
-    glimpsed = 0  # photos in hand recognised
     stopped: Stopped = "not_run" if hops <= 1 or share <= 0 else "exhausted"
     for attempt in range(MAX_ATTEMPTS if stopped == "exhausted" else 0):
         decide = partial(_decide, scope, f"shorten.{attempt}")
         pair = decide("", partial(shortener.shorter, scope, hops - 1))
         if pair == []:  # a shorter chain is proven already (S6 answers with it)
             break
-        dear = False
-        # No lead: photos in hand whose titles name one of the chain (in_hand.py), a recognition
-        # each, the first few before the planner's question (it and the pair searches its hunches
-        # need cost more). Not for one degree: a photo of both ends is what the first step looked for.
-        photos = decide(".photos", partial(_in_hand, scope, shortener)) if pair is None and hops > 2 else []
-        first = bool(photos) and glimpsed < PHOTOS_BEFORE_ASKING
-        # Then ask the planner, once (not for one pair: that is the pair's own search, which the
-        # run reads first)
-        if (
-            pair is None
-            and not first
-            and not asked
-            and hops > 2
-            and decide(".ask", partial(shortener.can_ask, scope, hops - 1))
-        ):
-            if decide(".ask.go", partial(allowance.affords, scope, Price(llm_calls=1))):
-                scope.status(f"{plural(hops, 'degree')} proven; asking who could connect them in fewer")
-                asked = True
-                shortener.ask(scope, hops - 1)
-                continue
-            dear = True
-        if photos and not decide(
-            ".photos.go", partial(allowance.affords, scope, Price(recognitions=len(photos)))
-        ):
-            photos = (
-                photos[:1]
-                if decide(".photos.go1", partial(allowance.affords, scope, Price(recognitions=1)))
-                else []
-            )
-            dear = dear or not photos
-        if pair is None and not photos:
-            stopped = "allowance" if dear else stopped
-            break
-        if photos:
-            scope.status(
-                f"{plural(hops, 'degree')} proven; is there a shorter chain? Recognising "
-                f"{plural(len(photos), 'photo')} already found that may show one"
-            )
-            glimpsed += len(photos)
-            got = (
-                look(scope, shortener.book(scope), photos)
-                if isinstance(shortener, CaptionLeads)
-                else Observed()
-            )
-        elif pair is not None:
-            if not decide(".go", partial(allowance.affords, scope, shortener.price(scope, pair))):
+        if pair is None:  # nothing the run holds suggests one: ask the planner, once
+            # (not for one pair: that is the pair's own search, which the run reads first)
+            if asked or hops <= 2 or not decide(".ask", partial(shortener.can_ask, scope, hops - 1)):
+                break
+            if not decide(".go", partial(allowance.affords, scope, Price(llm_calls=1))):
                 stopped = "allowance"
                 break
-            x, y = (scope.person(key).name for key in pair)
-            scope.status(f"{plural(hops, 'degree')} proven; is there a shorter chain? Checking {x} — {y}")
-            got = shortener.prove(scope, pair, f"shorten.{attempt}.")
-            tried.append([x, y])
-            proven += scope.graph.confidence(*pair) is not None
+            scope.status(f"{plural(hops, 'degree')} proven; asking who could connect them in fewer")
+            asked = True
+            shortener.ask(scope, hops - 1)
+            continue
+        if not decide(".go", partial(allowance.affords, scope, shortener.price(scope, pair))):
+            stopped = "allowance"
+            break
+        x, y = (scope.person(key).name for key in pair)
+        scope.status(f"{plural(hops, 'degree')} proven; is there a shorter chain? Checking {x} — {y}")
+        got = shortener.prove(scope, pair, f"shorten.{attempt}.")
         observed.append(got)
+        tried.append([x, y])
+        proven += scope.graph.confidence(*pair) is not None
         if got.exhausted:
             stopped = "budget"
             break
@@ -191,13 +151,6 @@ def shorten(scope: SearchScope, shortener: Shortener) -> tuple[Observed, ...]:
     )
     scope.control.update_meta(shortening=record)
     return tuple(observed)
-
-
-def _in_hand(scope: SearchScope, shortener: Shortener) -> list[str]:
-    chain = trusted_chain(scope)
-    if chain is None or not isinstance(shortener, CaptionLeads):
-        return []
-    return photos_in_hand(scope, shortener.book(scope), chain, PHOTOS_AT_ONCE)
 
 
 def _decide(scope: SearchScope, prefix: str, name: str, choose: Callable[[], T]) -> T:
