@@ -15,7 +15,8 @@ the simulator's ground truth (a measurement only: no run ever sees it):
 - *oracle*: the fewest hops a phase that knew every photo could prove within the run's own
   allowance (`shortenShare` x what the run spent before shortening): a link proven costs nothing, a
   photo on a page read one recognition, any other provable link one search and one recognition (the
-  right photo first). Its mean excess is the floor for that allowance: a bound for this policy only.
+  right photo first; no page's recognition quota applies). Its mean excess is the floor for that
+  allowance: a bound for this policy only.
 
 Prints one line per pair with excess, then the totals; `--json FILE` keeps them.
 """
