@@ -132,9 +132,9 @@ def analyse(
 ) -> dict[str, Any]:
     world = web.world
     edges = final.get("edges") or []
-    chain = [world.by_celebrity_id(str(edges[0]["evidence"]["idA"]))]
-    chain += [world.by_celebrity_id(str(e["evidence"]["idB"])) for e in edges]
-    assert None not in chain
+    ids = [str(edges[0]["evidence"]["idA"])] + [str(e["evidence"]["idB"]) for e in edges]
+    chain = [p for p in map(world.by_celebrity_id, ids) if p is not None]
+    assert len(chain) == len(ids), "a chain's person is not in the world"
     a, b = chain[0], chain[-1]
     found = len(edges)
     leads = RunLeads(memory, run_id, 86_400)
