@@ -60,12 +60,35 @@ def test_a_title_naming_two_people_of_the_chain_apart_is_tried_and_proves_a_shor
     meta = run.scope.control.meta()
     assert meta is not None and meta.shortening is not None
     assert (meta.shortening.stopped, meta.shortening.tried, meta.shortening.proven) == (
-        "shorter_found",
+        "exhausted",
         [[X, B]],
         1,
     )
     told = answer(run)
     assert (told.degrees, told.shortened_from) == (2, 3)
+
+
+def test_a_shorter_chain_found_is_shortened_again_while_the_allowance_lasts() -> None:
+    # Given A — X — Y — Z — B proven after $0.04, a title naming X with Z (a photo of both: three
+    # degrees for one recognition) and the planner's hunch that A worked with Z (two degrees, for a
+    # pair search and a recognition)
+    web = FakeWeb()
+    run = run_of(web)
+    for x, y in ((A, X), (X, Y), (Y, Z), (Z, B)):
+        link(run.scope, x, y)
+    spent(run, searches=8)
+    (xz,) = page(run.scope, X, f"{X} and {Z} at a gala", subjects=[X])
+    web.photo(xz, face(X), face(Z))
+    hunch(run.scope, A, Z, "Apollo 13 (1995)")
+    web.answer(pair_query(A, Z), web.titled("https://p/az.jpg", f"{A} and {Z}", face(A), face(Z)))
+    # When the run looks for a shorter chain
+    shorten(run.scope, shortening(run).inner)
+    # Then the cheap lead made it three degrees, and it looked on: the hunch made it two, each
+    # shown as it was proven
+    assert [u["path"] for u in run.sink.of("path_update")[-2:]] == [[A, X, Z, B], [A, Z, B]]
+    assert (web.calls["search"], web.calls["recognize"]) == (1, 2)
+    told = answer(run)
+    assert (told.degrees, told.shortened_from) == (2, 4)
 
 
 def test_someone_named_with_both_ends_is_tried_pair_by_pair_until_the_chain_is_shorter() -> None:

@@ -5,11 +5,13 @@ run spends a bounded extra (`budgets.shortenShare` of what it spent so far, 25 %
 cheapest chains of fewer pairs that what it already holds suggests: a caption naming two people of
 the chain who are not next to each other, someone seen with both ends, a pair the planner said
 worked together (the strategy prices and proves them: port.Shortener); when none is left, the
-planner is asked once, for chains of fewer pairs, if its call fits the allowance. It stops when a
-shorter chain is proven (shown as a `path_update`), when nothing cheap is left to try, or before an
-attempt that could pass the allowance or a budget: an attempt is priced at the most it may cost first, so the
-run's budgets are never the ones that stop it. Every decision is journalled, so a re-run step
-repeats the same attempts; what was tried is kept in the run's meta for the answer (verdict.py).
+planner is asked once, for chains of fewer pairs, if its call fits the allowance. Every shorter
+chain proven is shown as a `path_update`, and the search goes on for one shorter still (a +2 answer
+made +1 is not the fewest). It stops at one degree, when nothing cheap is left to try, or before an
+attempt that could pass the allowance or a budget: an attempt is priced at the most it may cost
+first, so the run's budgets are never the ones that stop it. Every decision is journalled, so a
+re-run step repeats the same attempts; what was tried is kept in the run's meta for the answer
+(verdict.py).
 """
 
 from __future__ import annotations
@@ -131,8 +133,10 @@ def shorten(scope: SearchScope, shortener: Shortener) -> tuple[Observed, ...]:
             hops = len(shorter) - 1
             scope.status(f"A shorter chain: {plural(hops, 'degree')} instead of {found}")
             scope.emit("path_update", {**chain_payload(scope, shorter), "side": "A", "shorter": True})
-            stopped = "shorter_found"
-            break
+            if hops <= 1:
+                stopped = "shorter_found"
+                break
+            # A +2 answer made +1 is not yet the fewest: what is left of the allowance looks on.
     else:
         if stopped == "exhausted":
             stopped = "attempts"

@@ -73,7 +73,7 @@ def tried(scope: SearchScope, record: Shortening | None) -> str:
     if record.asked:
         done += ", the planner asked for a shorter chain"
     why = {
-        "shorter_found": "a shorter chain was proven and none shorter was looked for",
+        "shorter_found": "a chain of one degree was proven",
         "exhausted": "no other lead the run holds suggests a shorter chain",
         "attempts": f"{len(record.tried)} checks are the most one answer waits for",
         "allowance": f"the next check would have passed the ${record.allowance_usd:.4f} allowed for it",
