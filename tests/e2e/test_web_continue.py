@@ -30,7 +30,7 @@ STRANGER = "Quinn Underhill"  # photographed with neither
 
 @pytest.fixture
 def page(tmp_path: Path) -> Iterator[Any]:
-    with open_page(tmp_path / "profile") as tab:
+    with open_page() as tab:
         yield tab
 
 
@@ -101,7 +101,7 @@ def test_continue_after_a_budget_ran_out_goes_on_to_the_path(tmp_path: Path, pag
 
 
 def test_try_via_reports_whether_the_hint_was_confirmed(tmp_path: Path) -> None:
-    with running_server(tmp_path / "state") as srv, open_page(tmp_path / "phone", PHONE) as page:
+    with running_server(tmp_path / "state") as srv, open_page(PHONE) as page:
         # Given a run that ran out of its one search, on a phone
         start_short_of_searches(page, srv.http_url)
         page.wait_for_selector("#continue-form:not([hidden])")

@@ -52,7 +52,7 @@ def assert_in_words(ending: dict[str, str], next_step: str) -> None:
 
 
 def bundled(tmp_path: Path, run: Callable[[Any, str], dict[str, str]], **server: Any) -> dict[str, str]:
-    with running_server(tmp_path / "state", **server) as srv, open_page(tmp_path / "profile") as page:
+    with running_server(tmp_path / "state", **server) as srv, open_page() as page:
         return run(page, srv.http_url)
 
 

@@ -69,7 +69,7 @@ def events() -> list[dict[str, Any]]:
 
 def test_on_a_phone_each_link_names_its_event_in_full_and_links_its_photos_page(tmp_path: Path) -> None:
     assert len(LONG_EVENT) >= MAX_EVENT_CHARS - 1
-    with replaying(events()) as srv, open_page(tmp_path / "phone", PHONE) as page:
+    with replaying(events()) as srv, open_page(PHONE) as page:
         # Given a run replayed to its end on a phone
         start_run(page, srv.http_url, A, B)
         srv.release_all()

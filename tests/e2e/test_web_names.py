@@ -38,7 +38,7 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> SandboxEnvironment:
 
 @pytest.fixture
 def page(tmp_path: Path) -> Iterator[Any]:
-    with open_page(tmp_path / "profile") as tab:
+    with open_page() as tab:
         yield tab
 
 
@@ -106,7 +106,7 @@ def test_the_page_names_its_world_and_suggests_names_as_you_type(
 def test_suggestions_fit_a_phone(tmp_path: Path, world: SandboxEnvironment) -> None:
     with (
         running_server(tmp_path / "state", sandbox=world) as srv,
-        open_page(tmp_path / "profile", PHONE) as page,
+        open_page(PHONE) as page,
     ):
         page.goto(srv.http_url)
         page.wait_for_function("() => window.visualDegrees.world !== null")

@@ -37,7 +37,7 @@ MARKUP_WORLD = [
 
 @pytest.fixture
 def page(tmp_path: Path) -> Iterator[Any]:
-    with open_page(tmp_path / "profile") as tab:  # a fresh profile every time
+    with open_page() as tab:  # a fresh context every time: no storage from another test
         yield tab
 
 

@@ -77,7 +77,7 @@ CARDS = """() => [...document.querySelectorAll('#cards .card')].map((c) => ({
 def test_a_full_budget_run_is_legible(tmp_path: Path, device: str) -> None:
     run = scale_run()
     assert (len(run.names), len(run.links)) == (126, 265)  # the size issue 12 measured
-    with replaying(run.events, _photo_names(run)) as srv, open_page(tmp_path / "p", DEVICES[device]) as page:
+    with replaying(run.events, _photo_names(run)) as srv, open_page(DEVICES[device]) as page:
         page.goto(srv.http_url)
         page.wait_for_function("() => window.visualDegrees.connected")
 
@@ -239,7 +239,7 @@ def test_people_on_no_route_are_counted_and_drawn_on_request_everyone_by_distanc
     tmp_path: Path, outcome: str
 ) -> None:
     run = scale_run(outcome=outcome)
-    with replaying(run.events, _photo_names(run)) as srv, open_page(tmp_path / "p") as page:
+    with replaying(run.events, _photo_names(run)) as srv, open_page() as page:
         # Given a full budget's run, while only A's side has a chain so far
         _start(page, srv, run)
         first = srv.seq_of(lambda e: e["type"] == "path_update")
@@ -303,7 +303,7 @@ def test_people_on_no_route_are_counted_and_drawn_on_request_everyone_by_distanc
 
 def test_the_wheel_scrolls_the_page_and_ctrl_wheel_zooms_and_everyone_can_be_named(tmp_path: Path) -> None:
     run = scale_run()
-    with replaying(run.events, _photo_names(run)) as srv, open_page(tmp_path / "p") as page:
+    with replaying(run.events, _photo_names(run)) as srv, open_page() as page:
         _run_to_the_end(page, srv, run)
         page.locator("#graph").scroll_into_view_if_needed()
         graph = page.locator("#graph").bounding_box()
@@ -357,7 +357,7 @@ def test_the_wheel_scrolls_the_page_and_ctrl_wheel_zooms_and_everyone_can_be_nam
 def test_no_path_at_scale_shows_how_far_each_side_got(tmp_path: Path) -> None:
     run = scale_run(outcome="no_path")
     assert (len(run.names), len(run.links)) == (126, 265)
-    with replaying(run.events, _photo_names(run)) as srv, open_page(tmp_path / "p", PHONE) as page:
+    with replaying(run.events, _photo_names(run)) as srv, open_page(PHONE) as page:
         _run_to_the_end(page, srv, run)
         page.wait_for_selector("#result[data-outcome='no-path']")
         end = srv.events[-1]["data"]
@@ -382,7 +382,7 @@ def test_no_path_at_scale_shows_how_far_each_side_got(tmp_path: Path) -> None:
 
 def test_find_a_chain_waits_for_the_run_but_not_for_a_lost_connection(tmp_path: Path) -> None:
     run = scale_run()
-    with replaying(run.events, _photo_names(run)) as srv, open_page(tmp_path / "p") as page:
+    with replaying(run.events, _photo_names(run)) as srv, open_page() as page:
         page.goto(srv.http_url)
         page.wait_for_function("() => window.visualDegrees.connected")
         page.fill("#person-a", run.person_a)

@@ -1,6 +1,6 @@
 """A run's own address and its share link, in Debian's chromium against the local server: the page
 shows `?run=ID` for every run it starts and lists them under "Your runs"; the share link, opened in
-another browser (a fresh profile: no storage shared), replays the run (path, evidence cards, graph)
+another browser context (no storage shared), replays the run (path, evidence cards, graph)
 read-only; a run opened without its share token stays unreadable, with a clear message, because the
 server refuses it. Screenshots: artifacts/share_*.png."""
 
@@ -53,7 +53,7 @@ def received(page: Any) -> list[dict[str, Any]]:
 def test_a_share_link_opened_in_another_browser_replays_the_run(tmp_path: Path) -> None:
     with running_server(tmp_path / "state") as srv:
         log = EventLog(srv.memory)
-        with open_page(tmp_path / "starter") as mine:
+        with open_page() as mine:
             # Given a user who found a chain on the page
             start_run(mine, srv.http_url, A, B)
             mine.wait_for_selector("#result[data-outcome='path']:not([hidden])")
@@ -79,7 +79,7 @@ def test_a_share_link_opened_in_another_browser_replays_the_run(tmp_path: Path) 
             assert mine.is_hidden("#viewing")
 
         # When the link is opened in another browser, which has never seen the run
-        with open_page(tmp_path / "friend") as theirs:
+        with open_page() as theirs:
             requests: list[str] = []
             theirs.on("request", lambda request: requests.append(request.url))
             theirs.goto(share_url)
@@ -107,7 +107,7 @@ def test_a_run_opened_without_its_share_token_stays_unreadable(tmp_path: Path) -
             second = owner.start(A, B)
             owner.events_until_terminal(second["runId"])
 
-        with open_page(tmp_path / "stranger") as page:
+        with open_page() as page:
             frames = received(page)
             # When a stranger opens the first run's address without its share token
             page.goto(f"{srv.http_url}?run={first['runId']}")
@@ -147,7 +147,7 @@ def test_a_viewer_follows_a_run_live_on_a_server_that_wants_a_token(tmp_path: Pa
         accepted = owner.start(A, B)
         run_id = accepted["runId"]
         gate.wait_until_held()
-        with open_page(tmp_path / "viewer") as page:
+        with open_page() as page:
             # When its share link is opened (the page has no client token: the share token opens a
             # viewer's connection)
             page.goto(f"{srv.http_url}?run={run_id}#share={accepted['shareToken']}")

@@ -127,8 +127,7 @@ def test_a_fresh_machine_gets_everything_from_the_lock(checkout: Path) -> None:
     # pip brings in uv at the lock's version, uv installs the rest from the lock
     assert installs(calls)[0].endswith(".venv/bin/python -m pip install -q -c requirements.lock uv")
     assert installs(calls)[1].endswith(
-        ".venv/bin/uv pip install -q --python .venv/bin/python --compile-bytecode "
-        "-c requirements.lock -e .[dev]"
+        ".venv/bin/uv pip install -q --python .venv/bin/python -c requirements.lock -e .[dev]"
     )
     # the whole suite, spread over one worker per core
     assert pytest_args(calls) == "-n auto --dist loadgroup -q"
