@@ -39,8 +39,8 @@ else
   rm -f "$STAMP"
   python3 -m venv .venv
   # pip brings in uv at the lock's version; uv installs the rest (the same pins), fetching in
-  # parallel where pip took minutes over each in turn. No --compile-bytecode: Python compiles what the
-  # tests import as they import it (about 1 s of CPU), where compiling all of .venv ahead (aws-cdk-lib
+  # parallel where pip took minutes over each in turn. No --compile-bytecode: Python compiles only what the
+  # tests import, as they import it, where compiling all of .venv ahead (aws-cdk-lib
   # alone is 430 MB) cost 80 s of CPU, most of a fresh machine's set-up.
   .venv/bin/python -m pip install -q -c requirements.lock uv
   .venv/bin/uv pip install -q --python .venv/bin/python -c requirements.lock -e '.[dev]'
