@@ -8,6 +8,13 @@ import gc
 
 from tests.support.fakes import FakeWeb, face
 from tests.support.search_scopes import A, B, Run, hunch, key, link, page, run_of
+from visual_degrees.domain.planning import (
+    ConnectContext,
+    ConnectReply,
+    PlannerContext,
+    PlannerReply,
+    ProposedLink,
+)
 from visual_degrees.domain.queries import pair_query
 from visual_degrees.search.shortening.strategy import ThenShorten
 from visual_degrees.search.strategies.caption_leads import chains
@@ -315,3 +322,69 @@ def test_a_new_store_under_a_run_id_already_read_never_inherits_its_titles() -> 
         assert book_of(run).neighbours(key(X)) == {key(other)}
         del run
         gc.collect()
+
+
+# ---- spending less on the realistic web (issue 19, round 3) ---------------------------------------
+
+
+class ConnectingPlanner:
+    """A planner that matches the sides with the links it is given (the same answer each time)."""
+
+    def __init__(self, *links: tuple[str, str]) -> None:
+        self.links = links
+        self.asked: list[ConnectContext] = []
+
+    def plan(self, context: PlannerContext) -> PlannerReply:
+        raise AssertionError("the caption-lead strategy asks connect(), not plan()")
+
+    def connect(self, context: ConnectContext) -> ConnectReply:
+        self.asked.append(context)
+        return ConnectReply(links=[ProposedLink(a=a, b=b) for a, b in self.links])
+
+
+def test_s2_with_no_chain_in_sight_asks_the_planner_before_buying_a_page() -> None:
+    # Given the "A B" page read (titles naming nobody else), no chain, a planner never asked
+    planner = ConnectingPlanner((A, X), (X, B))
+    run = run_of(planner=planner)
+    portraits = [f"Actor {A} arrives at gala {n}" for n in range(3)]
+    portraits += [f"{B} attends gala {n}" for n in range(2)]
+    page(run.scope, pair_query(A, B), *portraits, subjects=[A, B])
+    # When S2 decides
+    result = run.strategy.discover(run.next_step())
+    # Then it buys no page: S3 is to ask the planner first
+    assert result.found and not result.exhausted and run.web.calls["search"] == 0
+    # And once the planner was asked and its chain failed, S2 reads a page as before
+    run.strategy.select(run.next_step())
+    assert len(planner.asked) == 1
+    run.scope.leads.mark_nolink(key(A), key(X))
+    run.strategy.discover(run.next_step())
+    assert run.web.calls["search"] == 1
+    assert run.statuses()[-1] == f"Who appears with {A}? Searching '{A} with'"
+
+
+def test_a_pairs_guest_photos_are_tried_one_round_before_its_pair_search_and_one_after() -> None:
+    # Given a hunch that X met B at Apollo 13, and four photos of X "with guests" at its premiere
+    run = run_of(knobs={"guest_photos": True})
+    urls = page(
+        run.scope,
+        X,
+        *(f"{X} with guests at the premiere of {APOLLO} {n}" for n in range(4)),
+        f"{B} at the premiere of {APOLLO}",
+        subjects=[X],
+    )
+    hunch(run.scope, X, B, APOLLO)
+    book = book_of(run)
+    assert chains.pair_cost(run.scope, book, key(X), key(B)) == chains.COST_GUEST
+    # When one round of them (two photos) was recognised without proving X — B
+    for url in urls[:2]:
+        run.scope.leads.mark_looked(url, X)
+    # Then the next try is the pair's own search, not more guest photos
+    book = book_of(run)
+    assert book.guests_for(key(X), key(B)) == []
+    assert chains.pair_cost(run.scope, book, key(X), key(B)) == chains.COST_HUNCH
+    assert chains.price(run.scope, book, key(X), key(B)) == (1, chains.PHOTOS_PER_TRY)
+    # And once "X B" was read, one more round of the guest photos left is worth it
+    page(run.scope, pair_query(X, B), f"{X} at the premiere of {APOLLO}", subjects=[])
+    book = book_of(run)
+    assert book.guests_for(key(X), key(B)) == urls[2:4]
+    assert chains.pair_cost(run.scope, book, key(X), key(B)) == chains.COST_GUEST

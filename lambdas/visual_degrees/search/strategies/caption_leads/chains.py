@@ -80,7 +80,7 @@ def _pair_cost(scope: SearchScope, book: LeadBook, x: str, y: str) -> float | No
     named_together = y in book.adjacent.get(x, {})
     if named_together and book.has_open_photo(x, y):
         return COST_LEAD
-    guests = book.knobs.guest_photos and (book.guest_photos(x, y) or book.guest_photos(y, x))
+    guests = book.knobs.guest_photos and book.guests_for(x, y)
     if guests:
         return COST_GUEST  # one of them may be the unnamed guest of a photo of the other
     if not named_together and y not in book.hunches.get(x, {}):
