@@ -29,7 +29,7 @@ from visual_degrees.domain.titles import portrait
 from visual_degrees.search.observe import page_size
 from visual_degrees.search.scope import SearchScope
 
-# Guest photos of one pair recognised before its pair search, and again after it (leads.guests_for).
+# Guest photos of one pair recognised, after its pair search if it has one (leads.guests_for).
 GUEST_TRIES = 2
 
 
@@ -273,15 +273,18 @@ class LeadBook:
         return self.guests_for(x, y)
 
     def guests_for(self, x: str, y: str) -> list[str]:
-        """Guest photos still worth recognising for x–y: GUEST_TRIES of them before the pair's own
-        search and as many after it. Few of them show the one guest wanted (on cast.G's realistic
-        web about one round in nine proved its pair), so a pair whose guest photos keep failing is
-        searched for ("X Y" ranks photos naming both first) rather than tried on more of them."""
+        """Guest photos still worth recognising for x–y: none while the pair's own search is still
+        to come (a title or the planner pairs them), then GUEST_TRIES of them. Few show the one
+        guest wanted (on cast.G's realistic web about one try in nine proved its pair, against a
+        search at five recognitions' price that ranks photos naming both first), so they are what
+        is left after the search, not what comes before it."""
         found = self.guest_photos(x, y) + self.guest_photos(y, x)
         if not found:
             return found
+        if (y in self.adjacent.get(x, {}) or y in self.hunches.get(x, {})) and not self.searched_pair(x, y):
+            return []
         tried = len(self.guest_photos(x, y, tried=True)) + len(self.guest_photos(y, x, tried=True))
-        return found if tried < GUEST_TRIES * (1 + self.searched_pair(x, y)) else []
+        return found if tried < GUEST_TRIES else []
 
     # ---- people ---------------------------------------------------------------------------------
 
@@ -338,9 +341,12 @@ class LeadBook:
         return counts
 
     def searched_pair(self, x: str, y: str) -> bool:
-        """Was the pair's own query ("X Y", either order) read already?"""
+        """Was the pair's own query ("X Y", either order) read already, or a chain's query naming
+        them next to each other ("W X Y" or "X Y Z": chains.chain_query)?"""
         nx, ny = self.name(x), self.name(y)
-        return pair_query(nx, ny) in self.queries or pair_query(ny, nx) in self.queries
+        pairs = (pair_query(nx, ny), pair_query(ny, nx))
+        queries = self.queries
+        return any(q == p or q.startswith(f"{p} ") or q.endswith(f" {p}") for p in pairs for q in queries)
 
     def name(self, key: str) -> str:
         """A person's display name: A and B as asked, else as a title (or the planner) wrote it,
