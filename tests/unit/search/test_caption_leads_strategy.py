@@ -355,10 +355,15 @@ def test_s2_with_no_chain_in_sight_asks_the_planner_before_buying_a_page() -> No
     result = run.strategy.discover(run.next_step())
     # Then it buys no page: S3 is to ask the planner first
     assert result.found and not result.exhausted and run.web.calls["search"] == 0
-    # And once the planner was asked and its chain failed, S2 reads a page as before
     run.strategy.select(run.next_step())
     assert len(planner.asked) == 1
+    # And when the planner's chain failed (a new question), it is asked again before a page is bought
     run.scope.leads.mark_nolink(key(A), key(X))
+    result = run.strategy.discover(run.next_step())
+    assert result.found and run.web.calls["search"] == 0
+    run.strategy.select(run.next_step())
+    assert len(planner.asked) == 2
+    # And with nothing new to ask, S2 reads a page as before
     run.strategy.discover(run.next_step())
     assert run.web.calls["search"] == 1
     assert run.statuses()[-1] == f"Who appears with {A}? Searching '{A} with'"

@@ -253,10 +253,11 @@ def _chain_worth_chasing(scope: SearchScope, book: LeadBook) -> bool:
 
 
 def _ask_before_reading(scope: SearchScope, book: LeadBook) -> bool:
-    """No chain in sight and the planner never asked: ask it before buying a page. A question costs
-    a fifth of a search, and on a web whose captions name few of the faces its hunches are what a
-    chain is made of (the page a first expansion reads, "A with", is mostly A's portraits)."""
-    return not scope.leads.asks() and matching.worth_asking(scope, book) is not None
+    """No chain worth chasing, and a question for the planner it was not asked yet (the sides or
+    the failed pairs changed): ask it before buying a page. A question costs a fifth of a search,
+    and on a web whose captions name few of the faces its hunches are what chains are made of (a
+    page read instead, such as "A with", is mostly A's portraits)."""
+    return matching.worth_asking(scope, book) is not None
 
 
 def _give_up(scope: SearchScope, end: str, why: str) -> StepResult:
