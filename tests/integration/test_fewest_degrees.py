@@ -69,7 +69,7 @@ def test_a_share_of_zero_answers_with_the_first_chain_at_the_first_chains_cost()
 
 def test_a_chain_of_four_proven_first_is_answered_with_three_shown_before_the_answer() -> None:
     # Given a pair whose first proven chain has four degrees (found on the bundled realistic web)
-    a, b = "Soren Quarrington", "Tamsin Ashgrove"
+    a, b = "Jasper Wolstenholme", "Rosalind Galloway"
     _, first = run(a, b, 0.0)
     assert first["hops"] == 4
     # When the run may spend a quarter more looking for a shorter one

@@ -100,16 +100,12 @@ def script_two_hop_web(wire: Wire) -> dict[str, bytes]:
     wire.brave.add("Kevin Bacon cast", bacon_hits)
     wire.brave.add("Kevin Bacon", bacon_hits)
     wire.brave.add("Kevin Bacon Gary Sinise", [bacon_sinise])
-    wire.brave.add(
-        "Gary Sinise Tom Hanks",
-        [
-            FakeHit(
-                url["sinise-hanks"],
-                "https://news.example/3",
-                "Gary Sinise and Tom Hanks, Forrest Gump reunion",
-            )
-        ],
+    sinise_hanks = FakeHit(
+        url["sinise-hanks"], "https://news.example/3", "Gary Sinise and Tom Hanks, Forrest Gump reunion"
     )
+    wire.brave.add("Gary Sinise Tom Hanks", [sinise_hanks])
+    # a chain's query: the engine ranks photos naming two of its names first
+    wire.brave.add("Kevin Bacon Gary Sinise Tom Hanks", [bacon_sinise, sinise_hanks])
     return photos
 
 

@@ -1,15 +1,16 @@
 """Whole runs of the default strategy on the realistic photo web (issue 19): agencies' "(L-R)" is
-never taken for a person, the same image behind several URLs is recognised once per run, and every
-path it reports holds photo by photo against the web's ground truth."""
+never taken for a person, the same image behind several URLs is recognised once per run, every
+path it reports holds photo by photo against the web's ground truth, and a chain of the planner's
+is searched for in one query."""
 
 from __future__ import annotations
 
 from collections import Counter
 from dataclasses import replace
 
-from visual_degrees.domain.models import Face, FetchedImage
+from visual_degrees.domain.models import Face, FetchedImage, RunOptions
 from visual_degrees_tools.bench import Bench, BenchConfig, Truth
-from visual_degrees_tools.bench.pairs import sample_pairs
+from visual_degrees_tools.bench.pairs import pair_of, sample_pairs
 from visual_degrees_tools.local.environments import SandboxEnvironment, sandbox_environment
 from visual_degrees_tools.local.runner import RunEnvironment
 
@@ -47,3 +48,13 @@ def test_runs_on_the_realistic_web_recognise_each_image_once_and_report_only_tru
     # ... every path reported is true photo by photo, and some pairs were solved
     figures = result.figures
     assert figures["false_paths"] == 0 and figures["solved"] > 0
+
+
+def test_a_chain_of_two_hunches_costs_one_search_after_the_pairs_own():
+    # Given the README's pair, two hops apart through someone the planner knows both of
+    pair = pair_of(ENVIRONMENT.web, "Vesna Hawthorne", "Niall Halloran")
+    # When the default strategy runs it on the realistic web
+    record = Bench(SandboxEnvironment(ENVIRONMENT.web), Truth(ENVIRONMENT.web)).run_pair(pair, RunOptions())
+    # Then "A B", the planner, and one query for both pairs of its chain ("A H B") found a true path
+    assert record.outcome == "path" and record.true_path and record.hops == 2
+    assert (record.searches, record.llm_calls) == (2, 1)

@@ -40,6 +40,9 @@ COST_FAILED_HUNCH = 8.0
 # is still left to read a page about: a page of titles is one search, and names who met.
 COST_WORTH_CHASING = 2 * COST_HUNCH
 PHOTOS_PER_TRY = 2  # photos of one pair recognised at once (concurrently)
+# Results a page must hold for one query to search two pairs of a chain at once (Brave's 200 do;
+# Google's 10 would be crowded by one pair's photos).
+CHAIN_QUERY_PAGE = 50
 FREE = ""  # the page a photo is charged to when its image was recognised before (no query's)
 
 
@@ -80,7 +83,7 @@ def _pair_cost(scope: SearchScope, book: LeadBook, x: str, y: str) -> float | No
     named_together = y in book.adjacent.get(x, {})
     if named_together and book.has_open_photo(x, y):
         return COST_LEAD
-    guests = book.knobs.guest_photos and (book.guest_photos(x, y) or book.guest_photos(y, x))
+    guests = book.knobs.guest_photos and book.guests_for(x, y)
     if guests:
         return COST_GUEST  # one of them may be the unnamed guest of a photo of the other
     if not named_together and y not in book.hunches.get(x, {}):
@@ -165,14 +168,20 @@ def prove(scope: SearchScope, book: LeadBook, x: str, y: str, tag: str = "") -> 
     search, are journalled (under `tag` too, for a second attempt in one step): a re-run step repeats
     them rather than seeing its own side effects."""
     nx, ny = book.name(x), book.name(y)
-    query = pair_query(nx, ny)
     urls = scope.decide(f"{tag}photos.{x}|{y}", lambda: _photos_for(scope, book, x, y)[:PHOTOS_PER_TRY])
     if not urls:
-        scope.status(f"Checking {nx} — {ny}: searching {query!r}")
+        then = scope.decide(f"{tag}then.{x}|{y}", lambda: _searched_next(scope, book, x, y))
+        query = pair_query(nx, ny) if then is None else chain_query(nx, ny, book.name(then))
+        if then is None:
+            scope.status(f"Checking {nx} — {ny}: searching {query!r}")
+        else:
+            scope.status(f"Checking {nx} — {ny}, then {ny} — {book.name(then)}: searching {query!r}")
         page = read(scope, query, [])
         if page.exhausted or page.failed:
             return page
         book = book.reread()
+        if then is not None and not _photos_for(scope, book, y, then):
+            scope.leads.mark_nolink(y, then)  # its pair search was this page: the planner hears of it
         urls = scope.decide(f"{tag}found.{x}|{y}", lambda: _photos_for(scope, book, x, y)[:PHOTOS_PER_TRY])
         if not urls:
             scope.leads.mark_nolink(x, y)
@@ -184,6 +193,30 @@ def prove(scope: SearchScope, book: LeadBook, x: str, y: str, tag: str = "") -> 
         scope.leads.mark_nolink(x, y)  # nothing more to try for this pair: never priced again
         scope.status(f"No photo found of {nx} with {ny}")
     return observed
+
+
+def chain_query(x: str, y: str, z: str) -> str:
+    """One query for the pairs x–y and y–z: the engine ranks photos naming two of the three names
+    above those naming one, so a page holds both pairs' photos (two pair templates, composed)."""
+    return pair_query(pair_query(x, y), z)
+
+
+def _searched_next(scope: SearchScope, book: LeadBook, x: str, y: str) -> str | None:
+    """z, when the cheapest chain goes on from x–y to y–z and y–z would cost a pair search too: one
+    page for both (chain_query) is one search where two pair pages are two. Only on an engine whose
+    page is long enough (CHAIN_QUERY_PAGE) that two pairs' photos do not crowd each other out."""
+    if book.page_size < CHAIN_QUERY_PAGE:
+        return None
+    chain = best_chain(scope, book)
+    if chain is None:
+        return None
+    pairs = chain.pairs()
+    at = next((i for i, pair in enumerate(pairs) if pair == (x, y)), None)
+    if at is None or at + 1 >= len(pairs):
+        return None
+    z = pairs[at + 1][1]
+    needs_search = z not in (x, y) and not book.photos_of_pair(y, z) and not book.searched_pair(y, z)
+    return z if needs_search and pair_cost(scope, book, y, z) is not None else None
 
 
 def price(scope: SearchScope, book: LeadBook, x: str, y: str) -> tuple[int, int]:

@@ -66,7 +66,7 @@ def next_expansion(scope: SearchScope, book: LeadBook) -> PageToRead | None:
         return None
     if book.knobs.pair_expansion and a != b:
         query = pair_query(book.name(a), book.name(b))
-        if query not in book.queries:
+        if not book.searched_pair(a, b):  # nor a chain's query naming them side by side
             return PageToRead(query=query, subjects=[a, b], side="A", depth=both["A"][a])
     side: Side = "A" if a is not None and (b is None or len(both["A"]) <= len(both["B"])) else "B"
     key = a if side == "A" else b

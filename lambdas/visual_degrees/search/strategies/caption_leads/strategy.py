@@ -1,11 +1,13 @@
 """The default strategy: captions read as leads (knob `caption_leads`), knowledge proposes, photos prove.
 
 - S1 reads one page for "A B" (both people's titles at once) and recognises the photos naming both.
-- S2 reads one more page when no chain is in sight (expansion.py), or none when one is; it stops
-  when an end is in no title and nobody can say where to look for them.
+- S2 reads one more page when no chain is in sight (expansion.py), or none when one is; before
+  buying a page it lets S3 ask the planner, whenever the question changed since it last did; it
+  stops when an end is in no title and nobody can say where to look for them.
 - S3 asks the planner to match the two sides when they changed (matching.py), then picks the first
   unproven pair of the cheapest chain (chains.py).
-- S4 proves that pair: photos in hand, else a pair search.
+- S4 proves that pair: photos in hand, else a pair search (one for the next pair of the chain too,
+  when it needs one: chains.chain_query).
 - S5 moves along the chain: the next unproven pair, one action.
 
 Budgets are reserved in observe.py before every paid call; every decision that changes memory is
@@ -87,9 +89,9 @@ class CaptionLeads:
             return self._rescue(scope, book, partial(rescue.end_event, book, [unseen])) or _give_up(
                 scope, end, f"No photo shows {end} with anyone, and nobody could say where else to look"
             )
+        if scope.decide("ask.first", partial(_ask_before_reading, scope, book)):
+            return StepResult(found=True)  # S3 asks the planner before a page is bought
         plan = scope.decide_as("expand", PageToRead, partial(expansion.next_expansion, scope, book))
-        if plan is None and scope.decide("ask", lambda: matching.worth_asking(scope, book) is not None):
-            return StepResult(found=True)  # nobody left to search: S3 asks the planner where to look
         if plan is None:
             # The end no title ties to anyone is the likelier reason no chain shows: rescue it first.
             # Then the events of the people of a side nobody is left to search on (ends first).
@@ -248,6 +250,14 @@ def _chain_worth_chasing(scope: SearchScope, book: LeadBook) -> bool:
     if chains.next_pair(scope, book, dearest=chains.COST_WORTH_CHASING) is not None:
         return True
     return chains.next_pair(scope, book) is not None and expansion.next_expansion(scope, book) is None
+
+
+def _ask_before_reading(scope: SearchScope, book: LeadBook) -> bool:
+    """No chain worth chasing, and a question for the planner it was not asked yet (the sides or
+    the failed pairs changed): ask it before buying a page. A question costs a fifth of a search,
+    and on a web whose captions name few of the faces its hunches are what chains are made of (a
+    page read instead, such as "A with", is mostly A's portraits)."""
+    return matching.worth_asking(scope, book) is not None
 
 
 def _give_up(scope: SearchScope, end: str, why: str) -> StepResult:
