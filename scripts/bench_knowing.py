@@ -40,7 +40,10 @@ KEYS = (
     "success_rate",
     "false_paths",
     "mean_cost_usd",
+    "mean_cost_usd_solved",
     "mean_search_calls",
+    "mean_recognition_calls",
+    "mean_llm_calls",
     "mean_path_excess",
 )
 
