@@ -130,7 +130,7 @@ class Floors:
         self.search = costs.search_usd
         self.recognition = costs.recognition_usd
         self._photos: dict[str, Sequence[int]] = {}
-        self._links: dict[int, dict[int, list[Link]]] = {}
+        self._links: dict[tuple[int, int], list[Link]] = {}
 
     def _page(self, query: str) -> Sequence[int]:
         found = self._photos.get(query)
@@ -142,21 +142,16 @@ class Floors:
         """The photos on the query's first page recognisable as both u and w."""
         return [p for p in self._page(query) if {u, w} <= self.pages.recognised(p)]
 
-    def links(self, u: int) -> dict[int, list[Link]]:
-        """Every way to prove a link from u, by the person it reaches: per query, one photo of the
-        two alone (any will do) and every photo of more (each may serve the next link too)."""
-        found = self._links.get(u)
+    def links(self, u: int, w: int) -> list[Link]:
+        """Every way to prove the link u-w: per query, one photo of the two alone (any will do) and
+        every photo of more (each may serve the next link too)."""
+        found = self._links.get((u, w))
         if found is None:
-            found = self._links[u] = {}
-            name = self.pages.name(u)
-            for w in self.pages.together.neighbors(u):
-                other = self.pages.name(w)
-                queries = (name, other, pair_query(name, other), pair_query(other, name))
-                options = [
-                    Link(w, q, p) for q in dict.fromkeys(queries) for p in self._keep(self._proving(q, u, w))
-                ]
-                if options:
-                    found[w] = options
+            name, other = self.pages.name(u), self.pages.name(w)
+            queries = (name, other, pair_query(name, other), pair_query(other, name))
+            found = self._links[u, w] = [
+                Link(w, q, p) for q in dict.fromkeys(queries) for p in self._keep(self._proving(q, u, w))
+            ]
         return found
 
     def _keep(self, photos: list[int]) -> list[int]:
@@ -177,17 +172,36 @@ class Floors:
         hops_to = self._hops_to(targets_set, max_hops)
         tie = count()
         # A state: (person, the last link's query and photo when the next link could reuse them).
-        Entry = tuple[tuple[float, ...], int, float, int, tuple[int, str | None, int | None], _Trail | None]
+        # An entry with a person to try (`to` >= 0) is a link not yet priced: its key is a bound
+        # (the link free but for what it must pay), so the many links of a busy person are priced
+        # only if the search comes to them (pricing a pair query ranks a page).
+        Entry = tuple[
+            tuple[float, ...], int, float, int, tuple[int, str | None, int | None], _Trail | None, int
+        ]
         queue: list[Entry] = []
         for s in dict.fromkeys(sources):
             if s in hops_to:
-                start = (s, None, None)
-                queue.append((self._key(0, 0.0, s, None, hops_to, shortest), next(tie), 0.0, 0, start, None))
+                key = self._key(0, 0.0, s, None, hops_to, shortest)
+                queue.append((key, next(tie), 0.0, 0, (s, None, None), None, -1))
         heapq.heapify(queue)
         settled: set[tuple[int, tuple[int, str | None, int | None]]] = set()
         while queue:
-            _, _, cost, hops, state, trail = heapq.heappop(queue)
+            _, _, cost, hops, state, trail, to = heapq.heappop(queue)
             u, last_query, last_photo = state
+            if to >= 0:
+                for link in self.links(u, to):
+                    spent = cost
+                    spent += 0.0 if link.query == last_query else self.search
+                    spent += 0.0 if link.photo == last_photo else self.recognition
+                    reuse_query = link.query if link.query == self.pages.name(to) else None
+                    reuse_photo = link.photo if len(self.pages.recognised(link.photo)) > 2 else None
+                    nxt = (to, reuse_query, reuse_photo)
+                    if (hops + 1, nxt) not in settled:
+                        key = self._key(hops + 1, spent, to, reuse_query, hops_to, shortest)
+                        heapq.heappush(
+                            queue, (key, next(tie), spent, hops + 1, nxt, _Trail(trail, u, link), -1)
+                        )
+                continue
             if (hops, state) in settled:
                 continue
             settled.add((hops, state))
@@ -195,21 +209,15 @@ class Floors:
                 return self._floor(cost, trail)
             if hops == max_hops:
                 continue
-            for w, options in self.links(u).items():
+            least = (0.0 if last_query else self.search) + (
+                0.0 if last_photo is not None else self.recognition
+            )
+            for w in self.pages.together.neighbors(u):
                 left = hops_to.get(w)
                 if left is None or hops + 1 + left > max_hops or (trail is not None and trail.visits(w)):
                     continue
-                for link in options:
-                    spent = cost
-                    spent += 0.0 if link.query == last_query else self.search
-                    spent += 0.0 if link.photo == last_photo else self.recognition
-                    reuse_query = link.query if link.query == self.pages.name(w) else None
-                    reuse_photo = link.photo if len(self.pages.recognised(link.photo)) > 2 else None
-                    nxt = (w, reuse_query, reuse_photo)
-                    if (hops + 1, nxt) in settled:
-                        continue
-                    key = self._key(hops + 1, spent, w, reuse_query, hops_to, shortest)
-                    heapq.heappush(queue, (key, next(tie), spent, hops + 1, nxt, _Trail(trail, u, link)))
+                key = self._key(hops + 1, cost + least, w, self.pages.name(w), hops_to, shortest)
+                heapq.heappush(queue, (key, next(tie), cost, hops, state, trail, w))
         return None
 
     def _hops_to(self, targets: set[int], limit: int) -> dict[int, int]:
