@@ -1,6 +1,11 @@
 """A knowing bound: the default strategy with a planner that knows the photo web itself.
 
-    python scripts/bench_knowing.py --world ../shared/data/worlds/cast.G.txt --sample 200 --seed 11
+    python scripts/bench_knowing.py --world ../shared/data/worlds/cast.G.txt --tiers famous=60,known=100
+    python scripts/bench_knowing.py --world ../shared/data/worlds/cast.G.txt --web clean --tiers uniform=200
+
+`--web`: the realistic web (the default, as `visual-degrees bench`) or the clean one; `--tiers`: the
+pairs, drawn as `visual-degrees bench --tier T --sample N --seed S` draws them (scripts/bench_webs.py).
+One JSON line of figures per tier.
 
 The simulated planner normally remembers credits (who was in which film), as a language model
 might; here it is replaced by one whose "co-stars" of a person are exactly the people some photo
@@ -17,14 +22,30 @@ import json
 import sys
 from pathlib import Path
 
-from visual_degrees_tools.bench import Bench, BenchConfig, Truth, sample_pairs
+from bench_webs import tiers
+
+from visual_degrees_tools.bench import Bench, BenchConfig, Truth, machine_state, sample_pairs
 from visual_degrees_tools.local.environments import SandboxEnvironment, sandbox_environment
 from visual_degrees_tools.local.runner import RunEnvironment
 from visual_degrees_tools.sandbox.ground_truth import ground_truth
 from visual_degrees_tools.sandbox.knowledge import Knowledge
 from visual_degrees_tools.sandbox.planner import SimulatedPlanner
+from visual_degrees_tools.sandbox_options import DEFAULT_WEB, WEB_NAMES
 
-KEYS = ("pairs", "solvable", "solved", "success_rate", "false_paths", "mean_cost_usd", "mean_search_calls")
+KEYS = (
+    "pairs",
+    "solvable",
+    "solved",
+    "solved_unsolvable",
+    "success_rate",
+    "false_paths",
+    "mean_cost_usd",
+    "mean_cost_usd_solved",
+    "mean_search_calls",
+    "mean_recognition_calls",
+    "mean_llm_calls",
+    "mean_path_excess",
+)
 
 
 class PhotoKnowledge(Knowledge):
@@ -65,16 +86,17 @@ def main() -> int:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--world", type=Path, required=True)
-    parser.add_argument("--sample", type=int, default=200)
+    parser.add_argument("--web", choices=WEB_NAMES, default=DEFAULT_WEB)
+    parser.add_argument("--tiers", default="uniform=200", help="tier=pairs,… (default uniform=200)")
     parser.add_argument("--seed", type=int, default=11)
     args = parser.parse_args()
-    # The clean web, as the figures committed from this script were measured (the realistic web's
-    # baselines: scripts/bench_webs.py, docs/benchmarks/realistic-web.md).
-    environment = sandbox_environment(args.world, web="clean")
-    pairs = sample_pairs(environment.web, args.sample, args.seed)
+    environment = sandbox_environment(args.world, web=args.web)
     bench = Bench(Knowing(environment), Truth(environment.web))  # type: ignore[arg-type]
-    figures = bench.run(pairs, BenchConfig()).figures
-    print(json.dumps({k: figures[k] for k in KEYS} | {"world": args.world.name, "seed": args.seed}))
+    for tier, count in tiers(args.tiers):
+        pairs = sample_pairs(environment.web, count, args.seed, tier)
+        figures = bench.run(pairs, BenchConfig()).figures
+        shown = {"world": args.world.name, "web": args.web, "tier": tier, "seed": args.seed}
+        print(json.dumps(shown | {k: figures[k] for k in KEYS} | {"machine": machine_state()}), flush=True)
     return 0
 
 

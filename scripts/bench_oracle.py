@@ -21,7 +21,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from visual_degrees_tools.bench import Truth, machine_state, sample_pairs
+from visual_degrees_tools.bench import BenchPair, Truth, machine_state, sample_pairs
 from visual_degrees_tools.sandbox import PhotoWeb, load_world
 from visual_degrees_tools.sandbox.graph import Graph
 
@@ -54,6 +54,12 @@ def oracle_searches(
     return None
 
 
+def has_unsearchable_end(web: PhotoWeb, pair: BenchPair) -> bool:
+    """One of the pair's people is named on no page, so no search about them returns their photo."""
+    named = web.named_in  # per person: the photos some page names them on
+    return not any(named[i] for i in pair.a.indices) or not any(named[i] for i in pair.b.indices)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -69,12 +75,8 @@ def main() -> int:
     truth = Truth(web)
     pairs = sample_pairs(web, args.sample, args.seed)
     solvable = [p for p in pairs if truth.shortest(p, args.max_hops) is not None]
-    named = web.named_in  # photos whose caption names each person: what a search about them can return
-    unsearchable = [
-        p
-        for p in solvable
-        if not any(named[i] for i in p.a.indices) or not any(named[i] for i in p.b.indices)
-    ]
+    named = web.named_in
+    unsearchable = [p for p in solvable if has_unsearchable_end(web, p)]
     reached = [
         p
         for p in solvable
