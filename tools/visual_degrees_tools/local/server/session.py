@@ -145,7 +145,7 @@ class Session:
         self._offload = offload
         self._guard = FloodGuard(limits or RateLimits())
         self._subscriptions: dict[str, Subscription] = {}
-        self._following: set[asyncio.Task[None]] = set()
+        self._following: dict[str, asyncio.Task[None]] = {}  # run id -> its catch-up in flight
 
     async def handle(self, frame: str | bytes) -> None:
         verdict = self._guard.check()
@@ -174,7 +174,7 @@ class Session:
 
     async def close(self) -> None:
         """The connection ended: stop following runs (they go on; a token brings the client back)."""
-        for task in list(self._following):
+        for task in list(self._following.values()):
             task.cancel()
         for sub in self._subscriptions.values():
             self._broker.unsubscribe(sub)
@@ -202,12 +202,22 @@ class Session:
         old = self._subscriptions.pop(run_id, None)
         if old is not None:
             self._broker.unsubscribe(old)
+        # An earlier subscription still reading the log is not in _subscriptions yet: its replay
+        # would follow this reply (a second subscribe got the first one's events after its own ack).
+        in_flight = self._following.pop(run_id, None)
+        if in_flight is not None:
+            in_flight.cancel()
 
     def follow(self, run_id: str, from_seq: int) -> None:
         """After the reply: subscribe to `run_id`; the stored events from `from_seq` come first."""
         task = asyncio.get_running_loop().create_task(self._follow(run_id, from_seq))
-        self._following.add(task)
-        task.add_done_callback(self._following.discard)
+        self._following[run_id] = task
+
+        def done(finished: asyncio.Task[None]) -> None:
+            if self._following.get(run_id) is finished:
+                del self._following[run_id]
+
+        task.add_done_callback(done)
 
     async def _follow(self, run_id: str, from_seq: int) -> None:
         try:
