@@ -1,6 +1,6 @@
 """A connection that subscribes to a run again while its first subscription is still reading the
-log: the first one's replay must not arrive after the second `subscribed`. The log reader is gated,
-so the race is exact rather than left to the machine's load."""
+log: the first one's replay comes whole before the second `subscribed`, never after it. The log
+reader is gated, so the race is exact rather than left to the machine's load."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ class Wire:
         return None
 
 
-def test_a_second_subscribe_cancels_the_first_ones_replay_still_in_flight() -> None:
+def test_a_second_subscribe_waits_for_the_first_ones_replay_still_in_flight() -> None:
     async def scenario() -> list[dict[str, Any]]:
         stored = [event(n) for n in range(1, 6)]
         first_read_may_end = asyncio.Event()
@@ -38,20 +38,27 @@ def test_a_second_subscribe_cancels_the_first_ones_replay_still_in_flight() -> N
             return [e for e in stored if e.seq >= from_seq]
 
         wire = Wire()
-        offload = cast(Any, None)
-        session = Session(wire, cast(Any, None), Broker(read), offload)
-        # Given a subscription from seq 2 whose log read is still in flight
-        for from_seq in (2, 5):
-            # When the client subscribes again from seq 5 (as the server does it: room, reply, follow)
-            session.make_room(RUN)
+        session = Session(wire, cast(Any, None), Broker(read), cast(Any, None))
+
+        async def subscribe(from_seq: int) -> None:  # as the server does it: settle, reply, follow
+            await session.settle(RUN)
             session.outbox.push_json({"type": "subscribed", "runId": RUN, "fromSeq": from_seq})
             session.follow(RUN, from_seq)
-            await asyncio.sleep(0.01)
+
+        # Given a subscription from seq 2 whose log read is still in flight
+        await subscribe(2)
+        await asyncio.sleep(0.01)
+        # When the client subscribes again from seq 5, and only then the first read ends
+        second = asyncio.create_task(subscribe(5))
+        await asyncio.sleep(0.01)
         first_read_may_end.set()
+        await second
         await asyncio.sleep(0.05)
         return wire.frames
 
     frames = asyncio.run(scenario())
-    # Then after the second reply come only the events from seq 5, once
-    second = frames.index({"type": "subscribed", "runId": RUN, "fromSeq": 5})
-    assert [f["seq"] for f in frames[second + 1 :]] == [5]
+    # Then the first replay (2..5) comes whole before the second reply, and after it only 5, once
+    acks = [i for i, f in enumerate(frames) if f.get("type") == "subscribed"]
+    assert [frames[i]["fromSeq"] for i in acks] == [2, 5]
+    assert [f["seq"] for f in frames[acks[0] + 1 : acks[1]]] == [2, 3, 4, 5]
+    assert [f["seq"] for f in frames[acks[1] + 1 :]] == [5]

@@ -13,7 +13,6 @@ import logging
 import secrets
 import threading
 from collections.abc import Awaitable, Callable, Iterator
-from concurrent.futures import Future
 from typing import Any, Protocol, TypeVar
 
 from visual_degrees.domain.errors import VisualDegreesError
@@ -185,6 +184,16 @@ class Session:
 
     # ---- on the loop, for Sessions --------------------------------------------------------------
 
+    async def settle(self, run_id: str) -> None:
+        """Before the reply to a subscribe: an earlier subscription to `run_id` still reading the log
+        is not in _subscriptions yet, and its replay would follow this reply. Let it finish first (its
+        events go out before the reply), or drop it if the log is that slow; then make room."""
+        in_flight = self._following.get(run_id)
+        if in_flight is not None:
+            await asyncio.wait([in_flight], timeout=FLUSH_SECONDS)
+            in_flight.cancel()  # no-op once done
+        self.make_room(run_id)
+
     def make_room(self, run_id: str) -> None:
         """Before the reply: refuse a run beyond MAX_SUBSCRIPTIONS; stop following `run_id` (a
         resubscription replaces the old subscription, whose live events must not precede the reply).
@@ -202,11 +211,6 @@ class Session:
         old = self._subscriptions.pop(run_id, None)
         if old is not None:
             self._broker.unsubscribe(old)
-        # An earlier subscription still reading the log is not in _subscriptions yet: its replay
-        # would follow this reply (a second subscribe got the first one's events after its own ack).
-        in_flight = self._following.pop(run_id, None)
-        if in_flight is not None:
-            in_flight.cancel()
 
     def follow(self, run_id: str, from_seq: int) -> None:
         """After the reply: subscribe to `run_id`; the stored events from `from_seq` come first."""
@@ -267,24 +271,9 @@ class Sessions:
     def subscribe(self, connection_id: str, run_id: str, ttl_seconds: int) -> None:
         session = self._get(connection_id)
         if session is not None:
-            self._on_loop(session.make_room, run_id)
+            asyncio.run_coroutine_threadsafe(session.settle(run_id), self._loop).result()
 
     def catch_up(self, connection_id: str, run_id: str, from_seq: int) -> None:
         session = self._get(connection_id)
         if session is not None:
             self._loop.call_soon_threadsafe(session.follow, run_id, from_seq)
-
-    def _on_loop(self, work: Callable[[str], None], arg: str) -> None:
-        """Run `work(arg)` on the loop and wait for it (from an I/O thread, never from the loop)."""
-        done: Future[None] = Future()
-
-        def call() -> None:
-            try:
-                work(arg)
-            except BaseException as exc:
-                done.set_exception(exc)
-            else:
-                done.set_result(None)
-
-        self._loop.call_soon_threadsafe(call)
-        done.result()
