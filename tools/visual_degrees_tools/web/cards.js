@@ -68,11 +68,7 @@ function renderCard(photo, onPathKeys) {
     body.append(more);
   }
   appendEvent(body, photo.event);
-  if (photo.title) {
-    const caption = el("p", "caption", photo.title);
-    caption.title = photo.title;
-    body.append(caption);
-  }
+  appendCaption(body, photo.title);
   const meta = el("p", "card-meta", `${photo.links.size} ${photo.links.size === 1 ? "link" : "links"}`);
   if (photo.provenAt) meta.append(` · ${provenLabel(photo.provenAt)}`);
   const source = pageLink(photo.pageUrl, photo.imageUrl);
@@ -98,11 +94,7 @@ export function hopCard(edge) {
   list.append(person(edge.from, number(ev.confidenceA), null, false), person(edge.to, number(ev.confidenceB), null, false));
   body.append(list);
   appendEvent(body, ev.event);
-  if (ev.title) {
-    const caption = el("p", "caption", ev.title);
-    caption.title = ev.title;
-    body.append(caption);
-  }
+  appendCaption(body, ev.title);
   const source = pageLink(ev.pageUrl, ev.imageUrl);
   if (source || ev.earlierRun) {
     const meta = el("p", "card-meta");
@@ -120,6 +112,14 @@ function provenLabel(provenAt) {
 }
 
 // The event a photo comes from, in full (never clamped: it is what a link is about; text only).
+// The photo's caption as the search result titled it (full text also as the tooltip).
+function appendCaption(body, title) {
+  if (!title) return;
+  const caption = el("p", "caption", title);
+  caption.title = title;
+  body.append(caption);
+}
+
 function appendEvent(body, event) {
   const words = eventWords(event);
   if (words) body.append(el("p", event ? "event" : "event none", words));
