@@ -41,6 +41,7 @@ from visual_degrees_tools.local.environments import SandboxEnvironment
 from visual_degrees_tools.local.runner import LocalRunner
 from visual_degrees_tools.sandbox import PhotoWeb, load_world, photo_web
 from visual_degrees_tools.sandbox.graph import Graph
+from visual_degrees_tools.sandbox.ground_truth import recognised_in
 from visual_degrees_tools.sandbox_options import TIERS, WEB_NAMES, web_name
 
 THRESHOLD = 80.0
@@ -49,8 +50,7 @@ Edges = dict[int, set[int]]
 
 def recognised(web: PhotoWeb, url: str) -> list[int]:
     """Who the recogniser names as themselves at >= THRESHOLD in the photo at `url`."""
-    photo = web.photo_from_url(url)
-    return [s.person for s in web.sightings(photo) if s.shown_as == s.person and s.confidence >= THRESHOLD]
+    return recognised_in(web, web.photo_from_url(url), THRESHOLD)
 
 
 def add_clique(edges: Edges, people: Iterable[int]) -> None:

@@ -28,7 +28,7 @@ from visual_degrees.domain.costs import DEFAULT_COSTS, CostTable
 from visual_degrees.domain.queries import pair_query
 from visual_degrees_tools.sandbox import PhotoWeb
 from visual_degrees_tools.sandbox.graph import Graph
-from visual_degrees_tools.sandbox.ground_truth import ground_truth
+from visual_degrees_tools.sandbox.ground_truth import ground_truth, recognised_in
 from visual_degrees_tools.sandbox.ranking import ranker_for
 from visual_degrees_tools.sandbox.search import SandboxImageSearch
 
@@ -69,11 +69,7 @@ class WebPages:
     def recognised(self, photo: int) -> frozenset[int]:
         found = self._recognised.get(photo)
         if found is None:
-            found = self._recognised[photo] = frozenset(
-                s.person
-                for s in self.web.sightings(photo)
-                if s.shown_as == s.person and s.confidence >= self.threshold
-            )
+            found = self._recognised[photo] = frozenset(recognised_in(self.web, photo, self.threshold))
         return found
 
     @cached_property

@@ -15,6 +15,12 @@ from visual_degrees_tools.sandbox.photoweb import DEFAULT_PAGE, PhotoWeb, derive
 from visual_degrees_tools.sandbox.ranking import ranker_for
 
 
+def recognised_in(web: PhotoWeb, photo: int, threshold: float = 80.0) -> list[int]:
+    """Who the recogniser names as themselves at >= `threshold` in `photo` (a face taken for
+    someone else proves nothing about either)."""
+    return [s.person for s in web.sightings(photo) if s.shown_as == s.person and s.confidence >= threshold]
+
+
 def ground_truth(web: PhotoWeb) -> GroundTruth:
     """The ground truth of `web`, built once per web (its graphs take a while on large worlds)."""
     return derived(web, GroundTruth)
@@ -79,9 +85,7 @@ class GroundTruth:
         for photo in range(web.photo_count):
             if start[photo + 1] - start[photo] < 2:
                 continue
-            seen = [
-                s.person for s in web.sightings(photo) if s.shown_as == s.person and s.confidence >= threshold
-            ]
+            seen = recognised_in(web, photo, threshold)
             found = reachable[photo]
             named = None if found else self._named_together(photo)
             for i, a in enumerate(seen):
