@@ -107,7 +107,9 @@ def test_try_via_reports_whether_the_hint_was_confirmed(tmp_path: Path) -> None:
         page.wait_for_selector("#continue-form:not([hidden])")
         # When the user tries a name nobody has, then picks the suggestion, and tries via them
         page.fill("#try-via", "Dorian Ivesdalle")
-        page.click("#continue-via")
+        # Enter, as typed: the suggestions the field opens ("Dorian Ivesdale") cover the button on a
+        # phone once they arrive, and a tap would pick one; with none highlighted, Enter submits.
+        page.press("#try-via", "Enter")
         page.wait_for_selector("#did-you-mean:not([hidden]) button")
         assert "'Dorian Ivesdalle' is not anyone in this world" in page.text_content("#error")
         assert "unknown_person" not in page.text_content("#error")
