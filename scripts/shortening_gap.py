@@ -235,6 +235,7 @@ def analyse(
         str(hit[0]): (str(hit[2]), str(page["query"])) for page in leads.pages() for hit in page["hits"]
     }
     read = set(titles)
+    rank = {str(hit[0]): n for page in leads.pages() for n, hit in enumerate(page["hits"])}
     priced: dict[int, dict[int, float]] = {}
     in_hand: Edges = {}
     for url in read:
@@ -265,7 +266,7 @@ def analyse(
     shortcut = route(a, b, in_hand) if on_pages is not None else []
     evidence = [
         [
-            {"title": titles[u][0], "page": titles[u][1], "looked": u in looked, "url": u}
+            {"title": titles[u][0], "page": titles[u][1], "rank": rank[u], "looked": u in looked, "url": u}
             for u in sorted(read)
             if {x, y} <= set(recognised(web, u))
         ][:3]
