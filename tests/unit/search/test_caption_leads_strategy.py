@@ -279,23 +279,27 @@ def test_every_pair_given_up_on_makes_that_persons_next_hunch_dearer() -> None:
     assert after == chains.COST_HUNCH + chains.COST_FAILED_HUNCH
 
 
-def test_no_pair_search_is_priced_for_someone_whose_every_title_is_read_but_for_the_users_hint() -> None:
-    # Given X's page came back short (every title naming X is read): it names X with B, and the
-    # planner's hunch X — Y, the user's hint X — Z
+def test_no_pair_search_is_priced_for_an_end_whose_every_title_is_read_but_for_the_users_hint() -> None:
+    # Given A's page came back short (every title naming A is read): it names A with X; the
+    # planner's hunch A — Y, the user's hint A — Meg Ryan; and X's page, short too, with X — Ed Harris
     run = run_of()
-    (url,) = page(run.scope, X, f"{X} and {B} at a gala", subjects=[X])
-    hunch(run.scope, X, Y)
-    hunch(run.scope, X, "Meg Ryan", user=True)
+    (url,) = page(run.scope, A, f"{A} and {X} at a gala", subjects=[A])
+    page(run.scope, X, f"{X} at the Oscars", subjects=[X])
+    hunch(run.scope, A, Y)
+    hunch(run.scope, A, "Meg Ryan", user=True)
+    hunch(run.scope, X, "Ed Harris")
     book = book_of(run)
-    # Then the photo naming X with B costs one recognition, the hunch nothing can prove (a page for
-    # "X Y" would hold no title naming X that is not in hand), the user's hint is checked first
-    assert book.complete(key(X))
-    assert chains.pair_cost(run.scope, book, key(X), key(B)) == chains.COST_LEAD
-    assert chains.pair_cost(run.scope, book, key(X), key(Y)) is None
-    assert chains.pair_cost(run.scope, book, key(X), key("Meg Ryan")) == chains.COST_USER_HUNCH
-    # And once that photo is recognised without proving X — B, no pair search is priced for them
-    run.scope.leads.mark_looked(url, X)
-    assert chains.pair_cost(run.scope, book_of(run), key(X), key(B)) is None
+    # Then the photo naming A with X costs one recognition, the hunch about A nothing can prove (a
+    # page for "A Y" would hold no title naming A that is not in hand), the user's hint is checked
+    # first, and a hunch about someone met along the way (X) is still worth its search
+    assert book.complete(key(A)) and book.complete(key(X))
+    assert chains.pair_cost(run.scope, book, key(A), key(X)) == chains.COST_LEAD
+    assert chains.pair_cost(run.scope, book, key(A), key(Y)) is None
+    assert chains.pair_cost(run.scope, book, key(A), key("Meg Ryan")) == chains.COST_USER_HUNCH
+    assert chains.pair_cost(run.scope, book, key(X), key("Ed Harris")) == chains.COST_HUNCH
+    # And once that photo is recognised without proving A — X, no pair search is priced for them
+    run.scope.leads.mark_looked(url, A)
+    assert chains.pair_cost(run.scope, book_of(run), key(A), key(X)) is None
 
 
 def test_s2_reads_a_page_rather_than_chase_a_chain_of_hunches_that_keep_failing() -> None:
