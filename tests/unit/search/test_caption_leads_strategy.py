@@ -302,6 +302,24 @@ def test_no_pair_search_is_priced_for_an_end_whose_every_title_is_read_but_for_t
     assert chains.pair_cost(run.scope, book_of(run), key(A), key(X)) is None
 
 
+def test_a_short_page_that_names_only_one_end_says_nothing_of_the_others_titles() -> None:
+    # Given a short "A B" page whose one photo names A with X (an engine that answers only with
+    # photos naming every name asked, or nearly: nothing on the page names B without A), and a
+    # short one that holds a portrait of each end beside it
+    for titles, read in (
+        ((f"{A} and {X} at a gala",), False),
+        ((f"{A} and {X} at a gala", f"{A} - Fan Gallery", f"{B} - Fan Gallery"), True),
+    ):
+        run = run_of()
+        page(run.scope, pair_query(A, B), *titles, subjects=[A, B])
+        hunch(run.scope, A, Y)
+        book = book_of(run)
+        # Then only the page that shows partial matches for both says every title naming them is in
+        assert book.complete(key(A)) and book.all_titles_read(key(A)) is read
+        price = None if read else chains.COST_HUNCH
+        assert chains.pair_cost(run.scope, book, key(A), key(Y)) == price
+
+
 def test_s2_reads_a_page_rather_than_chase_a_chain_of_hunches_that_keep_failing() -> None:
     # Given A — X proven, X's hunch with B the only chain, and three of X's pairs given up on, while
     # X's own page is still to be read and B's side has someone open (a title names B with Z)

@@ -100,16 +100,16 @@ def _pair_cost(scope: SearchScope, book: LeadBook, x: str, y: str) -> float | No
 
 def _titles_all_read(scope: SearchScope, book: LeadBook, x: str, y: str, named_together: bool) -> bool:
     """Would a pair search for x–y bring back only titles in hand? Every title naming someone is
-    read once a page about them came back short (book.complete), so for a pair named together
+    read once a page about them came back short (book.all_titles_read), so for a pair named together
     whose photos all failed, or a hunch about such an end, the page could show them only as a face
     nobody names. On cast.G's 30 known pairs (seed 11) such searches proved 4 of 32 pairs named
     together and none of 41 hunches, against 28 of 120 hunches otherwise. A hunch about someone met
     along the way is still searched (the user's hint always is): with the rule for them too, famous
     pairs at planner recall 0.3 lost 5 of 60 (32 / 60 solved against 37)."""
     if named_together:
-        return book.complete(x) or book.complete(y)
+        return book.all_titles_read(x) or book.all_titles_read(y)
     ends = (scope.state.person_a.key, scope.state.person_b.key)
-    return any(book.complete(key) for key in (x, y) if key in ends)
+    return any(book.all_titles_read(key) for key in (x, y) if key in ends)
 
 
 def neighbours(scope: SearchScope, book: LeadBook, key: str) -> set[str]:

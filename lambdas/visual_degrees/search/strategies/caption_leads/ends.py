@@ -37,6 +37,6 @@ def first_look(book: LeadBook, ends: list[str], limit: int) -> list[str]:
     full of their portraits and group photos of crowds; the planner and pair searches link them for
     less (cast.G's 20 famous pairs: 5.4 recognitions a run without this look, 9.9 with it)."""
     chosen: list[str] = []
-    for end in (end for end in ends if book.complete(end)):
+    for end in (end for end in ends if book.all_titles_read(end)):
         chosen += [url for url in group_photos(book, end) if url not in chosen][:PER_END]
     return chosen[:limit]
