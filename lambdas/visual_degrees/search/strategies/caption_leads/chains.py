@@ -90,26 +90,9 @@ def _pair_cost(scope: SearchScope, book: LeadBook, x: str, y: str) -> float | No
         return None
     if book.searched_pair(x, y):
         return None
-    user = y in book.hunches.get(x, {}) and book.hunches[x][y].source == "user"
-    if not user and _titles_all_read(scope, book, x, y, named_together):
-        return None
     if named_together:
         return COST_RETRY
     return COST_HUNCH + COST_FAILED_HUNCH * (book.failed_pairs(x) + book.failed_pairs(y))
-
-
-def _titles_all_read(scope: SearchScope, book: LeadBook, x: str, y: str, named_together: bool) -> bool:
-    """Would a pair search for x–y bring back only titles in hand? Every title naming someone is
-    read once a page about them came back short (book.all_titles_read), so for a pair named together
-    whose photos all failed, or a hunch about such an end, the page could show them only as a face
-    nobody names. On cast.G's 30 known pairs (seed 11) such searches proved 4 of 32 pairs named
-    together and none of 41 hunches, against 28 of 120 hunches otherwise. A hunch about someone met
-    along the way is still searched (the user's hint always is): with the rule for them too, famous
-    pairs at planner recall 0.3 lost 5 of 60 (32 / 60 solved against 37)."""
-    if named_together:
-        return book.all_titles_read(x) or book.all_titles_read(y)
-    ends = (scope.state.person_a.key, scope.state.person_b.key)
-    return any(book.all_titles_read(key) for key in (x, y) if key in ends)
 
 
 def neighbours(scope: SearchScope, book: LeadBook, key: str) -> set[str]:

@@ -187,7 +187,6 @@ class LeadBook:
         self.names: dict[str, str] = dict(captions.names)
         self.hunches: dict[str, dict[str, Hunch]] = defaultdict(dict)
         self.costs: dict[tuple[str, str], float | None] = {}  # chains.pair_cost's memo
-        self._filling: dict[str, bool] = {}  # _fills' memo
         self.looked = leads.looked()
         self.quota_used: dict[str, int] = {}
         for page in self.looked.values():
@@ -321,31 +320,6 @@ class LeadBook:
         page about them would only repeat it."""
         size = self.page_size
         return any(self.page_len.get(q, 0) < size for q in self.subjects.get(key, ()))
-
-    def all_titles_read(self, key: str) -> bool:
-        """complete(key), on a page that shows its engine fills pages with partial matches: about
-        them alone, or with a title naming each of its people without the others. An engine that
-        answered only with photos naming every name of the query says nothing of their other photos."""
-        size = self.page_size
-        return any(self.page_len.get(q, 0) < size and self._fills(q) for q in self.subjects.get(key, ()))
-
-    def _fills(self, query: str) -> bool:
-        if query not in self._filling:
-            people = set(self.page_subjects.get(query, ()))
-            page = (
-                [photo.keys for photo in self.photos.values() if query in photo.queries]
-                if len(people) > 1
-                else []
-            )
-            self._filling[query] = (
-                all(
-                    any(key in keys and not (people - {key}).intersection(keys) for keys in page)
-                    for key in people
-                )
-                if len(people) > 1
-                else True
-            )
-        return self._filling[query]
 
     @cached_property
     def page_size(self) -> int:

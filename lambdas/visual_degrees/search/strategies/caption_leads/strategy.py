@@ -1,7 +1,6 @@
 """The default strategy: captions read as leads (knob `caption_leads`), knowledge proposes, photos prove.
 
-- S1 reads one page for "A B" (both people's titles at once) and recognises the photos naming both;
-  with none, each end's group photos when the page holds every title naming them (ends.py).
+- S1 reads one page for "A B" (both people's titles at once) and recognises the photos naming both.
 - S2 reads one more page when no chain is in sight (expansion.py), or none when one is; before
   buying a page it lets S3 ask the planner, whenever the question changed since it last did; it
   stops when an end is in no title and nobody can say where to look for them.
@@ -33,7 +32,6 @@ from visual_degrees.search.port import Price, StepResult
 from visual_degrees.search.progress import show_progress
 from visual_degrees.search.scope import Rules, SearchScope
 from visual_degrees.search.strategies.caption_leads import chains, expansion, matching, rescue
-from visual_degrees.search.strategies.caption_leads.ends import first_look as ends_first_look
 from visual_degrees.search.strategies.caption_leads.leads import LeadBook
 
 # Searches an unseen end's rescue may spend (the planner's hunches about them, checked by pair
@@ -62,7 +60,10 @@ class CaptionLeads:
         got = chains.read(scope, query, [a.key, b.key])
         book = self.book(scope)
         limit = scope.options.images_per_search
-        photos = scope.decide("photos", partial(_first_photos, book, query, [a.key, b.key], limit))
+        photos = scope.decide(
+            "photos",
+            lambda: (book.photos_of_pair(a.key, b.key) or blind_look(book, query, [a.key, b.key]))[:limit],
+        )
         looked = chains.look(scope, book, photos)
         join_the_graph(scope)
         if scope.graph.confidence(a.key, b.key) is not None:
@@ -263,16 +264,6 @@ def _give_up(scope: SearchScope, end: str, why: str) -> StepResult:
     scope.control.update_meta(unseen_end=end)
     scope.status(why)
     return StepResult(exhausted=True)
-
-
-def _first_photos(book: LeadBook, query: str, ends: list[str], limit: int) -> list[str]:
-    """S1's photos: those naming both ends; else the blind look, then each end's group photos
-    (ends.py) with the recognitions the page has left."""
-    both = book.photos_of_pair(*ends)
-    if both:
-        return both[:limit]
-    blind = blind_look(book, query, ends)[:limit]
-    return blind + ends_first_look(book, ends, limit - len(blind))
 
 
 def blind_look(book: LeadBook, query: str, subjects: list[str]) -> list[str]:
