@@ -1,5 +1,5 @@
-"""A new end joins the evidence graph for one search (search/graph_link.py): when one end of the
-question is in the graph and the other is not, the planner is asked once whom of the graph the new
+"""A new end joins the evidence graph for one search (caption_leads/graph_link.py): when one end of
+the question is in the graph and the other is not, the planner is asked once whom of the graph the new
 end worked with, S1's one search asks for the pair and that guess together, and a photo of the new
 end with the guess closes a chain the rest of which the graph holds. A guess is never a link."""
 

@@ -1,5 +1,5 @@
 """Choosing whom of the evidence graph to offer the planner for a new end, reading its guesses, and
-which page read counts as the pair's own (search/graph_link.py), on hand-built graphs."""
+which page read counts as the pair's own (caption_leads/graph_link.py), on hand-built graphs."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from visual_degrees.domain.graph_links import GraphLink
 from visual_degrees.domain.models import RunOptions
 from visual_degrees.domain.planning import ProposedLink
 from visual_degrees.lifecycle.evidence_graph import KnownLinks, MemoryGraphStore
-from visual_degrees.search import graph_link
-from visual_degrees.search.graph_link import candidates, guesses, page_of_pair
+from visual_degrees.search.strategies.caption_leads import graph_link
+from visual_degrees.search.strategies.caption_leads.graph_link import candidates, guesses, page_of_pair
 from visual_degrees_tools.adapters.sqlite_memory import SqliteMemory
 
 

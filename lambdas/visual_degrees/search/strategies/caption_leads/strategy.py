@@ -26,13 +26,13 @@ from visual_degrees.domain.records import Position
 from visual_degrees.domain.strategy import Knobs
 from visual_degrees.domain.wording import plural
 from visual_degrees.search.confirm import settle
-from visual_degrees.search.graph_link import first_query, page_of_pair
 from visual_degrees.search.known_edges import earlier_chain, join_the_graph
 from visual_degrees.search.observe import Observed
 from visual_degrees.search.port import Price, StepResult
 from visual_degrees.search.progress import show_progress
 from visual_degrees.search.scope import Rules, SearchScope
 from visual_degrees.search.strategies.caption_leads import chains, expansion, matching, rescue
+from visual_degrees.search.strategies.caption_leads.graph_link import first_query, page_of_pair
 from visual_degrees.search.strategies.caption_leads.leads import LeadBook
 
 # Searches an unseen end's rescue may spend (the planner's hunches about them, checked by pair

@@ -26,14 +26,12 @@ from visual_degrees.domain.planning import (
     ConnectContext,
     ProposedLink,
     SidePerson,
-    validate_connect,
 )
 from visual_degrees.domain.queries import pair_query
 from visual_degrees.domain.wording import plural
-from visual_degrees.ports import Planner
-from visual_degrees.search.asking import ask_with_feedback
 from visual_degrees.search.known_edges import MAX_ADOPTED
 from visual_degrees.search.scope import SearchScope
+from visual_degrees.search.strategies.caption_leads.matching import ask_planner, keep_hunches
 
 # Adjacency reads spent choosing the candidates: the known end's and its nearest people's.
 CANDIDATE_READS = 40
@@ -74,33 +72,16 @@ def _link_query(scope: SearchScope) -> str | None:
         f"{new.name} worked with among {plural(len(people), 'person', 'people')} it links to {known.name}",
         earlier=True,
     )
-    links = _ask(scope, planner, context)
+    links = ask_planner(scope, planner, context, ATTEMPTS, signature(context))
     scope.leads.record_ask(len(scope.leads.asks()), {"graphLink": True, "links": len(links or [])})
     distance = {name_key(p.name): p.distance for p in people}
     found = guesses(links or [], new.key, distance)
-    _keep(scope, links or [])
+    keep_hunches(scope, links or [])
     if not found:
         return None
     # One guess: "K N X" names N next to both K and X, so the page counts as both pairs' own search
     # (a second guess, "K N X Y", measured no cheaper, and its pair would be searched again).
     return pair_query(pair_query(known.name, new.name), _name(links or [], found[0]))
-
-
-def _ask(scope: SearchScope, planner: Planner, context: ConnectContext) -> list[ProposedLink] | None:
-    """The planner's validated links; the very same request asked by an earlier run on this photo
-    web (a question asked again, its new end still new) is answered from the shared cache."""
-    mark = signature(context)
-    if scope.rules.shared_cache and (known := scope.shared.planner_links(mark)) is not None:
-        return [ProposedLink.model_validate(link) for link in known]
-    links = ask_with_feedback(
-        scope,
-        ATTEMPTS,
-        lambda feedback: planner.connect(context.model_copy(update={"feedback": feedback})),
-        lambda reply: validate_connect(reply, context),
-    )
-    if scope.rules.shared_cache and links is not None:
-        scope.shared.keep_planner_links(mark, [link.model_dump(by_alias=True) for link in links])
-    return links
 
 
 def signature(context: ConnectContext) -> str:
@@ -164,21 +145,3 @@ def guesses(links: list[ProposedLink], new: str, distance: dict[str, int]) -> li
 
 def _name(links: list[ProposedLink], key: str) -> str:
     return next(name for link in links for name in (link.a, link.b) if name_key(name) == key)
-
-
-def _keep(scope: SearchScope, links: list[ProposedLink]) -> None:
-    """The planner's links as hunches (leads the strategy checks with photos), said as hunches."""
-    added = []
-    for link in links:
-        a, b = name_key(link.a), name_key(link.b)
-        data = {"nameA": link.a, "nameB": link.b, "film": link.film, "confidence": link.confidence}
-        if a and b and scope.leads.add_hunch(a, b, {**data, "source": "planner"}):
-            added.append(link)
-    if added:
-        said = "; ".join(f"{link.a} might have worked with {link.b}" for link in added[:4])
-        more = f"; and {len(added) - 4} more" if len(added) > 4 else ""
-        scope.status(
-            f"Hunches to check with photos: {said}{more}",
-            source="planner",
-            hunches=[{"a": link.a, "b": link.b, "film": link.film} for link in added],
-        )
