@@ -12,7 +12,9 @@ link. Measured on 90-question streams: such a question costs about one search, o
 recognition or two when the guess is right (docs/benchmarks/stream.md, round 4).
 
 Both ends connected in the graph are answered from it (known_edges.earlier_chain). Both ends new
-(or both in it, unconnected), no planner, or no guess into the graph: S1 reads the pair's own page.
+(or both in it, unconnected), no planner, no guess into the graph, or the question asked before
+and left unsolved (what that run read is reused, known_edges.asked_before): S1 reads the pair's
+own page.
 """
 
 from __future__ import annotations
@@ -51,6 +53,9 @@ def first_query(scope: SearchScope, *, ask: bool = True) -> str | None:
 
 
 def _link_query(scope: SearchScope) -> str | None:
+    a, b = scope.state.person_a, scope.state.person_b
+    if scope.rules.shared_cache and scope.shared.unsolved(a.key, b.key) is not None:
+        return None  # asked before and unsolved: that run's pages and hunches are reused, not bought again
     ends = _new_and_known(scope)
     planner = scope.ctx.providers.planner
     if ends is None or planner is None or not hasattr(planner, "connect"):
