@@ -105,12 +105,12 @@ def consult(
         return 0
     asked = scope.leads.asks()
     mark = signature(context)
-    links = _ask(scope, planner, context, attempts, mark)
+    links = ask_planner(scope, planner, context, attempts, mark)
     scope.leads.record_ask(len(asked), {"signature": mark, "links": len(links or [])})
-    return _keep(scope, links or [])
+    return keep_hunches(scope, links or [])
 
 
-def _ask(
+def ask_planner(
     scope: SearchScope, planner: Planner, context: ConnectContext, attempts: int, mark: str
 ) -> list[ProposedLink] | None:
     """The planner's validated links; with the shared cache, an earlier run's answer to the very
@@ -129,7 +129,7 @@ def _ask(
     return links
 
 
-def _keep(scope: SearchScope, links: list[ProposedLink]) -> int:
+def keep_hunches(scope: SearchScope, links: list[ProposedLink]) -> int:
     added = []
     for link in links:
         a, b = name_key(link.a), name_key(link.b)

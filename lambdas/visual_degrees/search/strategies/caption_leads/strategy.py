@@ -32,6 +32,7 @@ from visual_degrees.search.port import Price, StepResult
 from visual_degrees.search.progress import show_progress
 from visual_degrees.search.scope import Rules, SearchScope
 from visual_degrees.search.strategies.caption_leads import chains, expansion, matching, rescue
+from visual_degrees.search.strategies.caption_leads.graph_link import first_query, page_of_pair
 from visual_degrees.search.strategies.caption_leads.leads import LeadBook
 
 # Searches an unseen end's rescue may spend (the planner's hunches about them, checked by pair
@@ -56,7 +57,7 @@ class CaptionLeads:
             return known
         state = scope.state
         a, b = state.person_a, state.person_b
-        query = pair_query(a.name, b.name)
+        query = first_query(scope, ask=self.knobs.planner_matching) or pair_query(a.name, b.name)
         got = chains.read(scope, query, [a.key, b.key])
         book = self.book(scope)
         limit = scope.options.images_per_search
@@ -192,8 +193,7 @@ class CaptionLeads:
     def pair_page(self, scope: SearchScope, pair: list[str]) -> tuple[str, int] | None:
         book = self.book(scope)
         x, y = (book.name(key) for key in pair)
-        read = [(q, book.page_len[q]) for q in (pair_query(x, y), pair_query(y, x)) if q in book.page_len]
-        return read[0] if read else None
+        return page_of_pair(book.page_len, pair_query(x, y), pair_query(y, x))
 
     # ---- rescues -------------------------------------------------------------------------------
 

@@ -1,0 +1,80 @@
+"""Choosing whom of the evidence graph to offer the planner for a new end, reading its guesses, and
+which page read counts as the pair's own (caption_leads/graph_link.py), on hand-built graphs."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+from visual_degrees.domain.graph_links import GraphLink
+from visual_degrees.domain.models import RunOptions
+from visual_degrees.domain.planning import ProposedLink
+from visual_degrees.lifecycle.evidence_graph import KnownLinks, MemoryGraphStore
+from visual_degrees.search.strategies.caption_leads import graph_link
+from visual_degrees.search.strategies.caption_leads.graph_link import candidates, guesses, page_of_pair
+from visual_degrees_tools.adapters.sqlite_memory import SqliteMemory
+
+
+def graph(*pairs: str) -> KnownLinks:
+    """A graph of links "a-b" (one-letter people named A, B, ...)."""
+    store = MemoryGraphStore(SqliteMemory(":memory:"))
+    for pair in pairs:
+        a, b = sorted(pair.split("-"))
+        store.add(
+            "web",
+            GraphLink(
+                a=a,
+                b=b,
+                name_a=a.upper(),
+                name_b=b.upper(),
+                id_a=f"id-{a}",
+                id_b=f"id-{b}",
+                confidence_a=99.0,
+                confidence_b=99.0,
+                image_url=f"u/{a}-{b}",
+                proven_at=0.0,
+            ),
+        )
+    return KnownLinks(store, "web", clock=SimpleNamespace(now=lambda: 0.0), run_id="r")  # type: ignore[arg-type]
+
+
+def scope_on(known: KnownLinks, max_hops: int = 6) -> SimpleNamespace:
+    return SimpleNamespace(known=known, options=RunOptions(max_hops=max_hops))
+
+
+def test_candidates_are_the_best_linked_first_then_the_nearest_without_the_end_itself() -> None:
+    # b's neighbours c, d, e; h is linked to all three, i to c alone
+    known = graph("b-c", "b-d", "b-e", "c-h", "d-h", "e-h", "c-i")
+    people = candidates(scope_on(known), "b")  # type: ignore[arg-type]
+    # Then the hub h, two links away, comes before d and e, which only b and h link to
+    assert [(p.name, p.distance) for p in people] == [("C", 1), ("H", 2), ("D", 1), ("E", 1), ("I", 2)]
+
+
+def test_candidates_stay_where_a_chain_through_them_fits_within_max_hops() -> None:
+    # A chain new—X—…—b has one link more than X—…—b: with 3 hops, X is at most 2 links from b
+    known = graph("b-c", "c-d", "d-e", "e-f")
+    people = candidates(scope_on(known, max_hops=3), "b")  # type: ignore[arg-type]
+    assert [p.name for p in people] == ["C", "D"]
+
+
+def test_candidates_are_bounded_by_the_adjacency_reads_and_the_offer(monkeypatch) -> None:
+    known = graph(*(f"b-x{i:02d}" for i in range(30)), *(f"x00-y{i:02d}" for i in range(30)))
+    monkeypatch.setattr(graph_link, "CANDIDATES", 10)
+    people = candidates(scope_on(known), "b")  # type: ignore[arg-type]
+    # x00, linked to most of the people read, first; then b's other neighbours before anyone further
+    assert len(people) == 10 and people[0].name == "X00" and all(p.distance == 1 for p in people)
+
+
+def test_guesses_are_the_candidates_the_new_end_met_nearest_the_known_end_first() -> None:
+    links = [
+        ProposedLink(a="New", b="Far", confidence=0.9),
+        ProposedLink(a="Near", b="New", confidence=0.6),
+        ProposedLink(a="New", b="Stranger", confidence=0.9),  # not of the graph
+        ProposedLink(a="Near", b="Far", confidence=0.9),  # not about the new end
+    ]
+    assert guesses(links, "new", {"far": 3, "near": 1}) == ["near", "far"]
+
+
+def test_the_pairs_own_page_counts_and_so_does_one_that_starts_with_the_pair() -> None:
+    assert page_of_pair({"A B": 200, "A B C": 200}, "A B", "B A") == ("A B", 200)
+    assert page_of_pair({"B A C": 150}, "A B", "B A") == ("B A C", 150)
+    assert page_of_pair({"C A B": 200, "A Bo": 3}, "A B", "B A") is None
