@@ -396,7 +396,9 @@ def test_find_a_chain_waits_for_the_run_but_not_for_a_lost_connection(tmp_path: 
         # When the connection is lost (and the server will not take it back for now)
         srv.refusing = True
         page.evaluate("window.visualDegrees.dropConnection()")
-        page.wait_for_function("() => !window.visualDegrees.connected")
+        # (the socket stops being open at once; the page hears of it with its close event, later)
+        page.wait_for_selector("#connection[data-state='closed']")
+        assert not page.evaluate("window.visualDegrees.connected")
         # Then the form is free (a run can be started once connected again), and Cancel is not
         assert page.is_enabled("#start") and page.is_disabled("#cancel")
 
