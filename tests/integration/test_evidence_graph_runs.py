@@ -5,8 +5,10 @@ end tied to anyone of the graph closes a chain."""
 
 from __future__ import annotations
 
+from typing import TypeVar
+
 from tests.integration.test_strategies import ANN, BOB, CAT, DAN, EVE, Web, meet_in_the_middle_web, runner
-from tests.support.fakes import ListSink, face
+from tests.support.fakes import FakeWeb, ListSink, face
 from visual_degrees.domain.models import RunOptions
 from visual_degrees.domain.names import name_key
 from visual_degrees.lifecycle.evidence_graph import MemoryGraphStore
@@ -19,6 +21,16 @@ FROM_S1 = ["S0_InitializeSession", "S1_DirectEdgeAttempt", "S1_Outcome", "S6_Fin
 def proven_chain(memory: SqliteMemory) -> None:
     """An earlier run on `memory` that proved Ann—Cat—Dan—Bob."""
     assert runner(meet_in_the_middle_web(), memory=memory).run(ANN, BOB, ISSUE6).outcome == "path"
+
+
+W = TypeVar("W", bound=FakeWeb)
+
+
+def still_up(web: W) -> W:
+    """A later web on which the earlier run's photos still resolve (their links are reused)."""
+    for url, faces in meet_in_the_middle_web().photos.items():
+        web.photo(url, *faces)
+    return web
 
 
 def test_a_run_writes_every_link_it_proves_without_face_data() -> None:
@@ -71,7 +83,7 @@ def test_a_new_end_tied_to_anyone_of_the_graph_closes_the_chain_at_once() -> Non
     memory = SqliteMemory(":memory:")
     proven_chain(memory)
     # When Eve — Bob is asked, and the one photo of "Eve Fox Bob Ray" shows Eve with Cat
-    web = Web()
+    web = still_up(Web())
     web.answer(f"{EVE} {BOB}", web.photo("u/eve-cat", face(EVE), face(CAT)))
     sink = ListSink()
     result = runner(web, memory=memory).run(EVE, BOB, RunOptions(), sink=sink)
@@ -81,3 +93,21 @@ def test_a_new_end_tied_to_anyone_of_the_graph_closes_the_chain_at_once() -> Non
     edges = result.final.data["edges"]
     assert [e["evidence"]["earlierRun"] for e in edges] == [False, True, True]
     assert any("a photo tying the other end" in e.data.get("message", "") for e in sink.events)
+
+
+def test_a_chain_through_the_graph_is_not_claimed_on_a_reused_link_whose_photo_is_gone() -> None:
+    # Given an earlier run that proved Ann—Cat—Dan—Bob, and the Dan—Cat photo since taken down
+    memory = SqliteMemory(":memory:")
+    proven_chain(memory)
+    web = still_up(Web())
+    web.dead.add("u/dan-cat")
+    # When Eve — Bob is asked, and a photo shows Eve with Cat (Cat's part of the graph joins the run)
+    web.answer(f"{EVE} {BOB}", web.photo("u/eve-cat", face(EVE), face(CAT)))
+    sink = ListSink()
+    result = runner(web, memory=memory).run(EVE, BOB, RunOptions(), sink=sink)
+    # Then no chain through the gone photo is claimed, the run says why, and the link leaves the graph
+    assert result.outcome != "path" or "u/dan-cat" not in {
+        e["evidence"]["imageUrl"] for e in result.final.data["edges"]
+    }
+    assert any("no longer has its photo" in e.data.get("message", "") for e in sink.events)
+    assert MemoryGraphStore(memory).link("live", name_key(DAN), name_key(CAT)) is None

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.integration.test_evidence_graph_runs import FROM_S1, proven_chain
+from tests.integration.test_evidence_graph_runs import FROM_S1, proven_chain, still_up
 from tests.integration.test_lead_strategy import PAGE, Hunches, TitledWeb
 from tests.support.fakes import ListSink, ManualClock, face
 from visual_degrees.domain.models import RunOptions
@@ -40,7 +40,7 @@ def test_a_new_end_joins_the_graph_for_one_search_one_planner_call_and_one_recog
     # Given the graph Ann—Cat—Dan—Bob, and a planner that remembers Eve with Dan
     memory = graph_of_ann_cat_dan_bob()
     planner = Hunches([(EVE, DAN, "Film (2001)")])
-    web = TitledWeb()
+    web = still_up(TitledWeb())
     web.answer(f"{EVE} {DAN}", web.titled("u/eve-dan", f"{EVE} and {DAN} at a gala", face(EVE), face(DAN)))
     sink = ListSink()
     # When Bob — Eve is asked (Eve is new to the graph)
@@ -64,7 +64,7 @@ def test_a_new_end_joins_the_graph_for_one_search_one_planner_call_and_one_recog
 def test_the_pair_itself_is_on_the_same_page_so_a_photo_of_both_still_answers_in_one_degree() -> None:
     memory = graph_of_ann_cat_dan_bob()
     planner = Hunches([(EVE, DAN, "")])
-    web = TitledWeb()
+    web = still_up(TitledWeb())
     web.answer(f"{BOB} {EVE}", web.titled("u/bob-eve", f"{BOB} and {EVE} on set", face(BOB), face(EVE)))
     web.answer(f"{EVE} {DAN}", web.titled("u/eve-dan", f"{EVE} with {DAN}", face(EVE), face(DAN)))
     result = ask(web, memory, BOB, EVE, planner)
@@ -77,7 +77,7 @@ def test_a_wrong_guess_is_never_a_link() -> None:
     # Given a planner sure Eve worked with Cat, and no photo of them on any page
     memory = graph_of_ann_cat_dan_bob()
     planner = Hunches([(EVE, CAT, "")])
-    web = TitledWeb()
+    web = still_up(TitledWeb())
     web.answer(f"{EVE} {CAT}", web.titled("u/eve", f"{EVE} at a premiere", face(EVE)))
     sink = ListSink()
     result = ask(web, memory, BOB, EVE, planner, sink)
@@ -90,7 +90,7 @@ def test_a_wrong_guess_is_never_a_link() -> None:
 
 def test_without_a_planner_the_pair_is_searched_as_it_stands() -> None:
     memory = graph_of_ann_cat_dan_bob()
-    web = TitledWeb()
+    web = still_up(TitledWeb())
     web.answer(f"{EVE} {BOB}", web.titled("u/eve-cat", f"{EVE} and {CAT}", face(EVE), face(CAT)))
     result = ask(web, memory, EVE, BOB, None)
     assert result.final.data["path"] == [EVE, CAT, DAN, BOB]
@@ -100,7 +100,7 @@ def test_without_a_planner_the_pair_is_searched_as_it_stands() -> None:
 def test_two_new_ends_are_not_asked_about_the_graph() -> None:
     memory = graph_of_ann_cat_dan_bob()
     planner = Hunches([(EVE, GUS, "")])
-    web = TitledWeb()
+    web = still_up(TitledWeb())
     web.answer(f"{EVE} {GUS}", web.titled("u/eve-gus", f"{EVE} and {GUS}", face(EVE), face(GUS)))
     result = ask(web, memory, EVE, GUS, planner)
     assert result.final.data["path"] == [EVE, GUS]

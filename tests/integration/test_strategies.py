@@ -272,8 +272,11 @@ def test_evidence_from_an_earlier_run_is_never_used_for_a_namesake():
     )
 
     def later_web(bob_seen_as: str | None) -> Web:
-        """Eve's cast photo shows Dan; S1 shows Eve alone, and maybe a Bob Ray."""
+        """Eve's cast photo shows Dan; S1 shows Eve alone, and maybe a Bob Ray (the earlier run's
+        photos are still up)."""
         web = Web()
+        for url, faces in meet_in_the_middle_web().photos.items():
+            web.photo(url, *faces)
         photos = [web.photo("u/eve", face(EVE))]
         if bob_seen_as:
             photos.append(web.photo("u/a-bob", face(BOB, 99.0, bob_seen_as)))

@@ -15,7 +15,7 @@ added again (same item, same key).
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 from visual_degrees.domain.models import Edge
 from visual_degrees.domain.paths import edge_id
@@ -65,6 +65,10 @@ class RunGraph:
             return False
         vouched = bool(link[4]) if len(link) > 4 else float(link[2]) >= strong  # type: ignore[arg-type]
         return vouched or self.photos(a, b) >= 2
+
+    def held(self, edges: Iterable[Edge]) -> list[Edge]:
+        """The edges whose pair is in the graph (a withdrawn pair's edge item stays in run memory)."""
+        return [e for e in edges if self.confidence(e.a, e.b) is not None]
 
     def neighbors(self, key: str) -> dict[str, float]:
         return self._adjacency.get(key, {})
@@ -165,6 +169,20 @@ class RunGraph:
             link[2] = edge.confidence
             self._dirty.add(self._where[eid])
         return False
+
+    def withdraw(self, a: str, b: str) -> bool:
+        """Take the pair out of the graph (a reused link whose photo is gone): no chain may use it.
+        True if it was there."""
+        eid = edge_id(a, b)
+        link = self._links.pop(eid, None)
+        if link is None:
+            return False
+        chunk = self._where.pop(eid)
+        self._chunks[chunk].remove(link)
+        self._dirty.add(chunk)
+        self._adjacency.get(a, {}).pop(b, None)
+        self._adjacency.get(b, {}).pop(a, None)
+        return True
 
     def flush(self) -> None:
         for chunk in sorted(self._dirty):

@@ -5,9 +5,10 @@ graph payload; emit `final`."""
 from __future__ import annotations
 
 from visual_degrees.domain.models import RunState
-from visual_degrees.domain.paths import best_path, final_payload
+from visual_degrees.domain.paths import final_payload
 from visual_degrees.lifecycle.context import StepContext
 from visual_degrees.search import hints
+from visual_degrees.search.answer_chain import answer_chain, reused_photos_resolve
 from visual_degrees.search.evidence import announce
 from visual_degrees.search.shortening import verdict
 from visual_degrees.search.strategies import begin
@@ -15,10 +16,10 @@ from visual_degrees.search.strategies import begin
 
 def run(state: RunState, ctx: StepContext) -> RunState:
     strategy, scope = begin(ctx, state)
-    edges = scope.evidence.edges()
-    strong = scope.rules.strong_confidence
-    usable = [e for e in edges if scope.graph.trusted(e.a, e.b, strong)]
-    chain = best_path(usable, state.person_a.key, state.person_b.key, state.options.max_hops)
+    if scope.rules.remember_edges:
+        reused_photos_resolve(scope, "s6")  # the shortening phase may have moved the answer's chain
+    edges = scope.graph.held(scope.evidence.edges())  # without links withdrawn for a photo gone
+    chain = answer_chain(scope, edges)
     if chain is None:
         # Only a bug can route here without a chain; fail loudly rather than claim a path.
         raise RuntimeError("S6 reached without a verified chain from A to B")
@@ -29,7 +30,9 @@ def run(state: RunState, ctx: StepContext) -> RunState:
             scope.known.remember(edge)
     keys = [e.a for e in chain] + [chain[-1].b]
     hint = hints.report(scope, keys)
-    payload = final_payload(chain, edges, scope.evidence.names())  # the graph bounded around the chain
+    payload = final_payload(
+        chain, scope.evidence.edges(), scope.evidence.names()
+    )  # the graph bounded around the chain
     if hint is not None:
         payload["hint"] = hint
     told = verdict.degrees(scope, strategy, keys)

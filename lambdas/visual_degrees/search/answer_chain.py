@@ -1,0 +1,60 @@
+"""The chain an answer uses, and the check that its reused links still have their photos.
+
+The answer is the shortest chain of the run's trusted links (S6). Links an earlier run proved come
+from the evidence graph (known_edges.py): a chain read whole from it is re-checked as it is read,
+but the links of an end's component join the run unchecked (up to 120 of them, most never used), so
+each one a chain is about to claim has its photo fetched again first (a fetch is not a paid call,
+and once a run). A link whose photo is gone, or now serves other bytes, leaves the evidence graph and
+the run's graph, and the next chain is checked in turn.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from functools import partial
+
+from visual_degrees.domain.models import Edge
+from visual_degrees.domain.paths import best_path
+from visual_degrees.domain.wording import plural
+from visual_degrees.search.observe import still_resolves
+from visual_degrees.search.scope import SearchScope
+
+MAX_RECHECKS = 3  # chains checked in turn before the run looks on (each may lose a reused link)
+
+
+def answer_chain(scope: SearchScope, edges: Iterable[Edge] | None = None) -> list[Edge] | None:
+    """The shortest chain A..B of trusted links (the widest bottleneck among equals), or None;
+    `edges`: the run's, when the caller has read them already."""
+    strong = scope.rules.strong_confidence
+    edges = scope.evidence.edges() if edges is None else edges
+    usable = [e for e in edges if scope.graph.trusted(e.a, e.b, strong)]
+    state = scope.state
+    return best_path(usable, state.person_a.key, state.person_b.key, state.options.max_hops)
+
+
+def reused_photos_resolve(scope: SearchScope, tag: str) -> bool:
+    """Withdraw the reused links of the answer's chain whose photos are gone, chain after chain
+    (journalled under `tag`: a re-run step withdraws the same). True when the chain the answer would
+    use now (if any) stands only on photos that resolve."""
+    for attempt in range(MAX_RECHECKS):
+        gone = scope.decide(f"recheck.{tag}.{attempt}", partial(_gone_links, scope))
+        if not gone:
+            return True
+        for a, b in gone:
+            scope.known.forget(a, b)
+            scope.graph.withdraw(a, b)
+        scope.graph.flush()
+        scope.status(
+            f"{plural(len(gone), 'link')} an earlier run proved no longer "
+            f"{'has its' if len(gone) == 1 else 'have their'} photo; not used"
+        )
+    return False
+
+
+def _gone_links(scope: SearchScope) -> list[list[str]]:
+    chain = answer_chain(scope) or []
+    return [
+        [e.a, e.b]
+        for e in chain
+        if e.evidence.earlier_run and not still_resolves(scope, e.evidence.image_url, e.evidence.sha256)
+    ]
