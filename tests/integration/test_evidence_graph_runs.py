@@ -12,6 +12,7 @@ from tests.support.fakes import FakeWeb, ListSink, face
 from visual_degrees.domain.models import RunOptions
 from visual_degrees.domain.names import name_key
 from visual_degrees.lifecycle.evidence_graph import MemoryGraphStore
+from visual_degrees.lifecycle.run_memory import RunEvidence
 from visual_degrees_tools.adapters.sqlite_memory import SqliteMemory
 
 ISSUE6 = RunOptions(knobs={"caption_leads": False, "planner_matching": False})
@@ -111,3 +112,6 @@ def test_a_chain_through_the_graph_is_not_claimed_on_a_reused_link_whose_photo_i
     }
     assert any("no longer has its photo" in e.data.get("message", "") for e in sink.events)
     assert MemoryGraphStore(memory).link("live", name_key(DAN), name_key(CAT)) is None
+    # And the run's own graph (what getGraph pages through) no longer holds it either
+    held = RunEvidence(memory, result.run_id, 3600).edges_after(None, 100)
+    assert "u/dan-cat" not in {edge.evidence.image_url for _, edge in held}

@@ -60,6 +60,22 @@ def test_a_flushed_graph_is_what_the_next_step_reads_in_bounded_chunks(mem):
     assert len(again) == CHUNK_LINKS + 50
 
 
+def test_a_withdrawn_pair_is_gone_from_the_graph_its_chunks_and_the_run(mem):
+    # Given a chain a—x—b in the graph, flushed
+    graph = RunGraph(mem.evidence)
+    for a, b in [("a", "x"), ("x", "b")]:
+        graph.add(edge(a, b))
+    graph.flush()
+    # When x—b is withdrawn (a reused link whose photo is gone) and the graph flushed
+    assert graph.withdraw("b", "x") is True and graph.withdraw("b", "x") is False
+    graph.flush()
+    # Then no chain uses it, now or in the next step's view, and its evidence item is gone too
+    assert not graph.connects("a", "b", 3)
+    again = RunGraph(mem.evidence)
+    assert again.confidence("x", "b") is None and again.confidence("a", "x") is not None
+    assert mem.evidence.edge("x", "b") is None and [e.a for e in mem.evidence.edges()] == ["a"]
+
+
 @pytest.mark.parametrize(
     ("title", "alone"),
     [

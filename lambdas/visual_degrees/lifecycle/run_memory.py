@@ -291,6 +291,10 @@ class RunEvidence(RunItems):
     def put_edge(self, edge: Edge) -> None:
         self._put(f"edge#{edge_id(edge.a, edge.b)}", edge.dump())
 
+    def drop_edge(self, a: str, b: str) -> None:
+        """The pair's edge leaves the run (a reused link whose photo is gone)."""
+        self.memory.delete(self.pk, f"edge#{edge_id(a, b)}")
+
     def put_links(self, sk: str, links: list[list[Any]]) -> None:
         self._put(sk, {"links": links})
 

@@ -15,7 +15,7 @@ added again (same item, same key).
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 
 from visual_degrees.domain.models import Edge
 from visual_degrees.domain.paths import edge_id
@@ -65,10 +65,6 @@ class RunGraph:
             return False
         vouched = bool(link[4]) if len(link) > 4 else float(link[2]) >= strong  # type: ignore[arg-type]
         return vouched or self.photos(a, b) >= 2
-
-    def held(self, edges: Iterable[Edge]) -> list[Edge]:
-        """The edges whose pair is in the graph (a withdrawn pair's edge item stays in run memory)."""
-        return [e for e in edges if self.confidence(e.a, e.b) is not None]
 
     def neighbors(self, key: str) -> dict[str, float]:
         return self._adjacency.get(key, {})
@@ -171,12 +167,13 @@ class RunGraph:
         return False
 
     def withdraw(self, a: str, b: str) -> bool:
-        """Take the pair out of the graph (a reused link whose photo is gone): no chain may use it.
-        True if it was there."""
+        """Take the pair out of the graph and the run (a reused link whose photo is gone): no chain
+        may use it and no client is shown it. True if it was there."""
         eid = edge_id(a, b)
         link = self._links.pop(eid, None)
         if link is None:
             return False
+        self._mem.drop_edge(a, b)
         chunk = self._where.pop(eid)
         self._chunks[chunk].remove(link)
         self._dirty.add(chunk)

@@ -18,7 +18,7 @@ def run(state: RunState, ctx: StepContext) -> RunState:
     strategy, scope = begin(ctx, state)
     if scope.rules.remember_edges:
         reused_photos_resolve(scope, "s6")  # the shortening phase may have moved the answer's chain
-    edges = scope.graph.held(scope.evidence.edges())  # without links withdrawn for a photo gone
+    edges = scope.evidence.edges()
     chain = answer_chain(scope, edges)
     if chain is None:
         # Only a bug can route here without a chain; fail loudly rather than claim a path.
