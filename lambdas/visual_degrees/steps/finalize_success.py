@@ -30,9 +30,7 @@ def run(state: RunState, ctx: StepContext) -> RunState:
             scope.known.remember(edge)
     keys = [e.a for e in chain] + [chain[-1].b]
     hint = hints.report(scope, keys)
-    payload = final_payload(
-        chain, scope.evidence.edges(), scope.evidence.names()
-    )  # the graph bounded around the chain
+    payload = final_payload(chain, edges, scope.evidence.names())  # the graph bounded around the chain
     if hint is not None:
         payload["hint"] = hint
     told = verdict.degrees(scope, strategy, keys)
