@@ -16,10 +16,8 @@ from functools import partial
 from visual_degrees.domain.models import Edge
 from visual_degrees.domain.paths import best_path
 from visual_degrees.domain.wording import plural
-from visual_degrees.search.observe import still_resolves
+from visual_degrees.search.known_edges import MAX_RECHECKS, photo_gone
 from visual_degrees.search.scope import SearchScope
-
-MAX_RECHECKS = 3  # chains checked in turn before the run looks on (each may lose a reused link)
 
 
 def answer_chain(scope: SearchScope, edges: Iterable[Edge] | None = None) -> list[Edge] | None:
@@ -53,8 +51,4 @@ def reused_photos_resolve(scope: SearchScope, tag: str) -> bool:
 
 def _gone_links(scope: SearchScope) -> list[list[str]]:
     chain = answer_chain(scope) or []
-    return [
-        [e.a, e.b]
-        for e in chain
-        if e.evidence.earlier_run and not still_resolves(scope, e.evidence.image_url, e.evidence.sha256)
-    ]
+    return [[e.a, e.b] for e in chain if e.evidence.earlier_run and photo_gone(scope, e)]

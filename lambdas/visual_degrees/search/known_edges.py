@@ -121,7 +121,7 @@ def chain_in_memory(scope: SearchScope) -> bool:
         edges = [e for e in chain if e is not None and _adopt(scope, e, card=True, check_only=True)]
         if len(edges) < len(chain):
             return False  # another identity holds a name of it in this run: not this chain
-        gone = [e for e in edges if not still_resolves(scope, e.evidence.image_url, e.evidence.sha256)]
+        gone = [e for e in edges if photo_gone(scope, e)]
         for e in gone:
             scope.known.forget(e.a, e.b)
         if gone:
@@ -131,6 +131,11 @@ def chain_in_memory(scope: SearchScope) -> bool:
         scope.graph.flush()
         return scope.graph.connects(a, b, scope.options.max_hops, scope.rules.strong_confidence)
     return False
+
+
+def photo_gone(scope: SearchScope, edge: Edge) -> bool:
+    """A reused link whose photo no longer resolves, or now serves other bytes (fetched again, free)."""
+    return not still_resolves(scope, edge.evidence.image_url, edge.evidence.sha256)
 
 
 def shortest_known(scope: SearchScope, a: str, b: str) -> list[str] | None:
