@@ -5,10 +5,18 @@ end tied to anyone of the graph closes a chain."""
 
 from __future__ import annotations
 
-from typing import TypeVar
-
-from tests.integration.test_strategies import ANN, BOB, CAT, DAN, EVE, Web, meet_in_the_middle_web, runner
-from tests.support.fakes import FakeWeb, ListSink, face
+from tests.integration.test_strategies import (
+    ANN,
+    BOB,
+    CAT,
+    DAN,
+    EVE,
+    Web,
+    meet_in_the_middle_web,
+    runner,
+    still_up,
+)
+from tests.support.fakes import ListSink, face
 from visual_degrees.domain.models import RunOptions
 from visual_degrees.domain.names import name_key
 from visual_degrees.lifecycle.evidence_graph import MemoryGraphStore
@@ -22,16 +30,6 @@ FROM_S1 = ["S0_InitializeSession", "S1_DirectEdgeAttempt", "S1_Outcome", "S6_Fin
 def proven_chain(memory: SqliteMemory) -> None:
     """An earlier run on `memory` that proved Ann—Cat—Dan—Bob."""
     assert runner(meet_in_the_middle_web(), memory=memory).run(ANN, BOB, ISSUE6).outcome == "path"
-
-
-W = TypeVar("W", bound=FakeWeb)
-
-
-def still_up(web: W) -> W:
-    """A later web on which the earlier run's photos still resolve (their links are reused)."""
-    for url, faces in meet_in_the_middle_web().photos.items():
-        web.photo(url, *faces)
-    return web
 
 
 def test_a_run_writes_every_link_it_proves_without_face_data() -> None:

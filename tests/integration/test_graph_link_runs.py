@@ -7,8 +7,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.integration.test_evidence_graph_runs import FROM_S1, proven_chain, still_up
+from tests.integration.test_evidence_graph_runs import FROM_S1, proven_chain
 from tests.integration.test_lead_strategy import PAGE, Hunches, TitledWeb
+from tests.integration.test_strategies import still_up
 from tests.support.fakes import ListSink, ManualClock, face
 from visual_degrees.domain.models import RunOptions
 from visual_degrees.domain.names import name_key

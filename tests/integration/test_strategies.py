@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 
@@ -87,6 +87,17 @@ def meet_in_the_middle_web() -> Web:
     web.answer(f"{ANN} cast", web.photo("u/ann-cat", face(ANN), face(CAT)))
     web.answer(f"{BOB} cast", web.photo("u/bob-dan", face(BOB), face(DAN)))
     web.answer(f"{DAN} {CAT}", web.photo("u/dan-cat", face(DAN), face(CAT)))
+    return web
+
+
+W = TypeVar("W", bound=FakeWeb)
+
+
+def still_up(web: W) -> W:
+    """A later web on which meet_in_the_middle_web's photos still resolve (an earlier run's links
+    through them are reused)."""
+    for url, faces in meet_in_the_middle_web().photos.items():
+        web.photo(url, *faces)
     return web
 
 
@@ -274,9 +285,7 @@ def test_evidence_from_an_earlier_run_is_never_used_for_a_namesake():
     def later_web(bob_seen_as: str | None) -> Web:
         """Eve's cast photo shows Dan; S1 shows Eve alone, and maybe a Bob Ray (the earlier run's
         photos are still up)."""
-        web = Web()
-        for url, faces in meet_in_the_middle_web().photos.items():
-            web.photo(url, *faces)
+        web = still_up(Web())
         photos = [web.photo("u/eve", face(EVE))]
         if bob_seen_as:
             photos.append(web.photo("u/a-bob", face(BOB, 99.0, bob_seen_as)))
