@@ -2,7 +2,10 @@
 `path_update` and `final` must have been shown by an `evidence` event of the run naming both people
 with that photo; every path is judged by the bench's Truth (solved, false paths).
 
-    python scripts/check_links_shown.py ../shared/data/worlds/cast.G.txt 11 [realistic|clean]
+    python scripts/check_links_shown.py ../shared/data/worlds/cast.G.txt 11 [realistic|clean] [shared]
+
+`shared`: every pair on one memory, as a deployment's users ask in turn, so later runs reuse the
+links earlier ones proved (the evidence graph) and must still show each one with its photo.
 """
 
 import json
@@ -31,10 +34,11 @@ web = sys.argv[3] if len(sys.argv) > 3 else "clean"
 env = sandbox_environment(Path(world), web=web)
 truth = Truth(env.web)
 pairs = sample_pairs(env.web, 200, seed)
+shared = SqliteMemory(":memory:") if "shared" in sys.argv[4:] else None
 solved = false = unshown = solvable = 0
 for pair in pairs:
     sink = Sink()
-    runner = LocalRunner(SqliteMemory(":memory:"), env)
+    runner = LocalRunner(shared or SqliteMemory(":memory:"), env)
     result = runner.run(pair.a.name, pair.b.name, RunOptions(), sink=sink)
     shown = {}
     for e in sink.events:

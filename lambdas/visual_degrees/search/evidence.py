@@ -7,6 +7,7 @@ from collections.abc import Collection
 from itertools import combinations
 
 from visual_degrees.domain.models import Edge, Evidence, Face
+from visual_degrees.domain.paths import edge_id
 from visual_degrees.domain.titles import mentions, not_a_portrait
 from visual_degrees.search.observe import Observation, Observed, observe
 from visual_degrees.search.scope import SearchScope
@@ -69,18 +70,24 @@ def beyond_doubt(scope: SearchScope, edge: Edge) -> bool:
 
 
 def announce(scope: SearchScope, edge: Edge) -> None:
-    """Show the photo proving `edge` (once per photo: a photo already shown names it already)."""
+    """Show the photo proving `edge` (once per photo: a photo this run recognised is shown naming
+    every pair it proves). A link reused from the evidence graph is shown on its own, once per pair:
+    the graph keeps a group photo's pairs as separate links, so the card an earlier pair of the
+    same photo got names that pair alone."""
     ev = edge.evidence
     people = {
         edge.a: Face(name=edge.name_a, celebrity_id=ev.id_a, confidence=ev.confidence_a),
         edge.b: Face(name=edge.name_b, celebrity_id=ev.id_b, confidence=ev.confidence_b),
     }
-    announce_photo(scope, ev, people)
+    announce_photo(scope, ev, people, pair=edge_id(edge.a, edge.b) if ev.earlier_run else None)
 
 
-def announce_photo(scope: SearchScope, evidence: Evidence, people: dict[str, Face]) -> None:
-    """One `evidence` event per photo: everyone recognised in it at >= the threshold, and every pair
-    it proves. The first pair (the strongest) also fills the single-pair fields older clients read."""
+def announce_photo(
+    scope: SearchScope, evidence: Evidence, people: dict[str, Face], *, pair: str | None = None
+) -> None:
+    """One `evidence` event per photo (per `pair` of it, when given): everyone recognised in it at
+    >= the threshold, and every pair it proves. The first pair (the strongest) also fills the
+    single-pair fields older clients read."""
     keys = sorted(people, key=lambda k: (-people[k].confidence, k))
     links = [
         {
@@ -116,7 +123,8 @@ def announce_photo(scope: SearchScope, evidence: Evidence, people: dict[str, Fac
         ],
         "links": links,
     }
-    scope.emit("evidence", data, key=f"photo:{photo_key(evidence.image_url)}")
+    key = f"photo:{photo_key(evidence.image_url)}"
+    scope.emit("evidence", data, key=key if pair is None else f"{key}#{pair}")
 
 
 def earlier(evidence: Evidence) -> dict[str, object]:
