@@ -113,3 +113,38 @@ def test_a_chain_through_the_graph_is_not_claimed_on_a_reused_link_whose_photo_i
     # And the run's own graph (what getGraph pages through) no longer holds it either
     held = RunEvidence(memory, result.run_id, 3600).edges_after(None, 100)
     assert "u/dan-cat" not in {edge.evidence.image_url for _, edge in held}
+
+
+# The seed's walk (meeting in the middle), with no second photo asked of a weakly matched face: a step
+# that proves the final link itself claims the chain.
+SEED_WALK = RunOptions(
+    knobs={"caption_leads": False, "planner_matching": False, "corroborate_weak_edges": False}
+)
+
+
+def test_the_walk_never_ends_on_a_reused_link_whose_photo_is_gone_and_goes_on_to_one_that_stands() -> None:
+    # Given an earlier run that proved Ann—Cat, whose photo is since taken down
+    memory = SqliteMemory(":memory:")
+    first = Web()
+    first.answer(f"{ANN} {CAT}", first.photo("u/ann-cat", face(ANN), face(CAT)))
+    assert runner(first, memory=memory).run(ANN, CAT, SEED_WALK).outcome == "path"
+    # When Ann — Bob is asked where Cat's pair search with Bob shows them (the walk's bridge from
+    # Cat proves the final link itself), and other photos show Ann with Cat and Bob with Cat
+    web = Web()
+    web.answer(f"{ANN} cast", web.photo("u/ann-cat-again", face(ANN), face(CAT)))
+    cat_bob = web.photo("u/cat-bob", face(CAT), face(BOB))
+    web.answer(f"{CAT} {BOB}", cat_bob)
+    web.answer(f"{BOB} cast", cat_bob)
+    sink = ListSink()
+    result = runner(web, memory=memory).run(ANN, BOB, SEED_WALK, sink=sink)
+    # Then the run never reaches its answer without a chain: it says the link is gone, goes on, and
+    # answers with photos that resolve
+    assert result.outcome == "path" and result.final.data["path"] == [ANN, CAT, BOB]
+    assert [e["evidence"]["imageUrl"] for e in result.final.data["edges"]] == ["u/ann-cat-again", "u/cat-bob"]
+    assert any("no longer has its photo" in e.data.get("message", "") for e in sink.events)
+    # And no chain was shown through the gone photo before the new one was found
+    types = [(e.type, e.data.get("imageUrl")) for e in sink.events]
+    again = types.index(("evidence", "u/ann-cat-again"))
+    assert ("path_update", None) not in types[:again]
+    link = MemoryGraphStore(memory).link("live", name_key(ANN), name_key(CAT))
+    assert link is not None and link.image_url == "u/ann-cat-again"
