@@ -11,6 +11,7 @@ from visual_degrees.search.answer_chain import standing
 from visual_degrees.search.confirm import settle
 from visual_degrees.search.evidence import accept_edge
 from visual_degrees.search.known_edges import MAX_RECHECKS
+from visual_degrees.search.progress import partial_paths_payload, show_progress
 from visual_degrees.steps import finalize_success
 
 # The seed's walk, with no second photo asked of a weakly matched face (a step may claim a chain)
@@ -85,3 +86,17 @@ def test_a_chain_is_shown_once_its_reused_links_are_re_checked_and_marked_so() -
     ax = run.scope.evidence.edge(key(A), key(X))
     assert ax is not None and ax.evidence.rechecked and ax.evidence.shown
     assert standing(run.scope, "u", lambda: [key(Y), key(A), key(X)]) == [key(Y), key(A), key(X)]
+
+
+def test_progress_and_partial_paths_show_no_reused_link_whose_photo_is_gone() -> None:
+    # Given A — X reused from an earlier run (its photo gone), and X — Y just proven by the run
+    run = run_of(FakeWeb(), knobs=WALK)
+    url = reused(run, A, X, gone=True)
+    link(run.scope, X, Y)
+    # When the run shows its progress, and later how far each side got
+    show_progress(run.scope, key(X), key(Y))
+    partial = partial_paths_payload(run.scope)
+    # Then the chain shown is the pair alone, A's side got nowhere, and the gone photo has no card
+    (update,) = run.sink.of("path_update")
+    assert update["path"] == [X, Y] and partial["partialPath"] == [A]
+    assert url not in {e["imageUrl"] for e in run.sink.of("evidence")}

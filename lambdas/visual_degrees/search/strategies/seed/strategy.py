@@ -181,10 +181,11 @@ class Seed:
         state = scope.state = state.model_copy(
             update={"path": path, "hop": state.hop + 1, "frontier": node.key}
         )
-        scope.emit(
-            "path_update",
-            {"path": [scope.person(k).name for k in path], "hop": state.hop, "side": state.side},
-        )
+        if standing(scope, "path", lambda: path) is not None:  # its reused links re-checked first
+            scope.emit(
+                "path_update",
+                {"path": [scope.person(k).name for k in path], "hop": state.hop, "side": state.side},
+            )
         target_key = self.bridge_target(scope)
         observed = Observed()
         if target_key is not None:
