@@ -20,7 +20,9 @@ Server -> client: run events as stored (`{"runId", "seq", "type", "ts", "data"}`
     {"type": "run", "runId", "status", "personA", "personB", "lastSeq",
      "executionStatus", "cancelRequested", "final"}     to getRun
     {"type": "graph", "runId", "nodes", "edges", "cursor"}  to getGraph: one page of the run's verified
-                                                         graph; `cursor` asks for the next (null: done)
+                                                         graph (a link reused from an earlier run only
+                                                         once the run re-checked its photo); `cursor`
+                                                         asks for the next (null: done)
     {"type": "continueAccepted", "runId", "segment", "budgets", "via"}
                                                          to continueRun (the client is subscribed; the
                                                          run's `run_continued` event follows)

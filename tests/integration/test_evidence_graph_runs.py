@@ -5,6 +5,7 @@ end tied to anyone of the graph closes a chain."""
 
 from __future__ import annotations
 
+from tests.integration.test_event_size import _Nowhere
 from tests.integration.test_strategies import (
     ANN,
     BOB,
@@ -21,7 +22,9 @@ from visual_degrees.domain.models import RunOptions
 from visual_degrees.domain.names import name_key
 from visual_degrees.lifecycle.evidence_graph import MemoryGraphStore
 from visual_degrees.lifecycle.run_memory import RunEvidence
+from visual_degrees.lifecycle.runs_api import RunsApi, StoredSubscriptions
 from visual_degrees_tools.adapters.sqlite_memory import SqliteMemory
+from visual_degrees_tools.local.runner import RunResult
 
 ISSUE6 = RunOptions(knobs={"caption_leads": False, "planner_matching": False})
 FROM_S1 = ["S0_InitializeSession", "S1_DirectEdgeAttempt", "S1_Outcome", "S6_FinalizeSuccess"]
@@ -94,16 +97,21 @@ def test_a_new_end_tied_to_anyone_of_the_graph_closes_the_chain_at_once() -> Non
     assert any("a photo tying the other end" in e.data.get("message", "") for e in sink.events)
 
 
-def test_a_chain_through_the_graph_is_not_claimed_on_a_reused_link_whose_photo_is_gone() -> None:
-    # Given an earlier run that proved Ann—Cat—Dan—Bob, and the Dan—Cat photo since taken down
-    memory = SqliteMemory(":memory:")
+def eve_meets_cat(memory: SqliteMemory, gone: str, sink: ListSink | None = None) -> RunResult:
+    """Eve — Bob asked after an earlier run proved Ann—Cat—Dan—Bob on `memory`, on a later web where
+    the photo `gone` is taken down and a photo shows Eve with Cat (Cat's part of the graph joins)."""
     proven_chain(memory)
     web = still_up(Web())
-    web.dead.add("u/dan-cat")
-    # When Eve — Bob is asked, and a photo shows Eve with Cat (Cat's part of the graph joins the run)
+    web.dead.add(gone)
     web.answer(f"{EVE} {BOB}", web.photo("u/eve-cat", face(EVE), face(CAT)))
-    sink = ListSink()
-    result = runner(web, memory=memory).run(EVE, BOB, RunOptions(), sink=sink)
+    return runner(web, memory=memory).run(EVE, BOB, RunOptions(), sink=sink)
+
+
+def test_a_chain_through_the_graph_is_not_claimed_on_a_reused_link_whose_photo_is_gone() -> None:
+    # Given an earlier run that proved Ann—Cat—Dan—Bob, and the Dan—Cat photo since taken down
+    # When Eve — Bob is asked, and a photo shows Eve with Cat (Cat's part of the graph joins the run)
+    memory, sink = SqliteMemory(":memory:"), ListSink()
+    result = eve_meets_cat(memory, "u/dan-cat", sink)
     # Then no chain through the gone photo is claimed, the run says why, and the link leaves the graph
     assert result.outcome != "path" or "u/dan-cat" not in {
         e["evidence"]["imageUrl"] for e in result.final.data["edges"]
@@ -113,3 +121,61 @@ def test_a_chain_through_the_graph_is_not_claimed_on_a_reused_link_whose_photo_i
     # And the run's own graph (what getGraph pages through) no longer holds it either
     held = RunEvidence(memory, result.run_id, 3600).edges_after(None, 100)
     assert "u/dan-cat" not in {edge.evidence.image_url for _, edge in held}
+
+
+# The seed's walk (meeting in the middle), with no second photo asked of a weakly matched face: a step
+# that proves the final link itself claims the chain.
+SEED_WALK = RunOptions(
+    knobs={"caption_leads": False, "planner_matching": False, "corroborate_weak_edges": False}
+)
+
+
+def test_the_walk_never_ends_on_a_reused_link_whose_photo_is_gone_and_goes_on_to_one_that_stands() -> None:
+    # Given an earlier run that proved Ann—Cat, whose photo is since taken down
+    memory = SqliteMemory(":memory:")
+    first = Web()
+    first.answer(f"{ANN} {CAT}", first.photo("u/ann-cat", face(ANN), face(CAT)))
+    assert runner(first, memory=memory).run(ANN, CAT, SEED_WALK).outcome == "path"
+    # When Ann — Bob is asked where Cat's pair search with Bob shows them (the walk's bridge from
+    # Cat proves the final link itself), and other photos show Ann with Cat and Bob with Cat
+    web = Web()
+    web.answer(f"{ANN} cast", web.photo("u/ann-cat-again", face(ANN), face(CAT)))
+    cat_bob = web.photo("u/cat-bob", face(CAT), face(BOB))
+    web.answer(f"{CAT} {BOB}", cat_bob)
+    web.answer(f"{BOB} cast", cat_bob)
+    sink = ListSink()
+    result = runner(web, memory=memory).run(ANN, BOB, SEED_WALK, sink=sink)
+    # Then the run never reaches its answer without a chain: it says the link is gone, goes on, and
+    # answers with photos that resolve
+    assert result.outcome == "path" and result.final.data["path"] == [ANN, CAT, BOB]
+    assert [e["evidence"]["imageUrl"] for e in result.final.data["edges"]] == ["u/ann-cat-again", "u/cat-bob"]
+    assert any("no longer has its photo" in e.data.get("message", "") for e in sink.events)
+    # And no chain was shown through the gone photo before the new one was found
+    types = [(e.type, e.data.get("imageUrl")) for e in sink.events]
+    again = types.index(("evidence", "u/ann-cat-again"))
+    assert ("path_update", None) not in types[:again]
+    link = MemoryGraphStore(memory).link("live", name_key(ANN), name_key(CAT))
+    assert link is not None and link.image_url == "u/ann-cat-again"
+
+
+def test_a_reused_link_is_shown_in_the_runs_graph_only_once_the_run_re_checked_its_photo() -> None:
+    # Given an earlier run that proved Ann—Cat—Dan—Bob, and the Ann—Cat photo since taken down
+    # When Eve — Bob is asked, and a photo shows Eve with Cat (Cat's part of the graph joins the run,
+    # Ann—Cat with it, but no chain the run claims or shows uses Ann—Cat)
+    memory = SqliteMemory(":memory:")
+    result = eve_meets_cat(memory, "u/ann-cat")
+    assert result.outcome == "path" and result.final.data["path"] == [EVE, CAT, DAN, BOB]
+    # Then neither the final event's graph nor getGraph shows Ann—Cat, whose photo is gone ...
+    ann = name_key(ANN)
+    assert all(ann not in (e["source"], e["target"]) for e in result.final.data["graph"]["edges"])
+    nowhere = _Nowhere()
+    api = RunsApi(memory, nowhere, StoredSubscriptions(memory, nowhere, nowhere), nowhere)  # type: ignore[arg-type]
+    page = api.graph_page(result.run_id, 1800, None)
+    assert page["cursor"] is None and "u/ann-cat" not in {e["imageUrl"] for e in page["edges"]}
+    assert ann not in {n["id"] for n in page["nodes"]}
+    # ... while the links it proved and the reused ones it re-checked are shown, these with their date
+    shown = {e["imageUrl"]: e for e in page["edges"]}
+    assert set(shown) == {"u/eve-cat", "u/dan-cat", "u/bob-dan"}
+    reused = [shown["u/dan-cat"], shown["u/bob-dan"]]
+    assert all(e["earlierRun"] and e["provenAt"].endswith("Z") for e in reused)
+    assert "earlierRun" not in shown["u/eve-cat"]

@@ -111,6 +111,8 @@ class Evidence(Model):
     # Set on a link read from the deployment's evidence graph: when an earlier run proved it.
     proven_at: str | None = None
     earlier_run: bool = False
+    # Set once this run fetched such a link's photo again and found it unchanged (search/answer_chain.py).
+    rechecked: bool = False
 
     @model_validator(mode="before")
     @classmethod
@@ -128,6 +130,12 @@ class Evidence(Model):
     def strength(self) -> float:
         """An image proves an edge only as well as its weaker face."""
         return min(self.confidence_a, self.confidence_b)
+
+    @property
+    def shown(self) -> bool:
+        """Proven by this run, or reused and its photo re-checked by it: only such a link is shown to
+        a user (getGraph, a graph summary, a chain) or claimed."""
+        return not self.earlier_run or self.rechecked
 
 
 class Edge(Model):

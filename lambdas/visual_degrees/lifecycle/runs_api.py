@@ -477,7 +477,10 @@ class RunsApi:
     def graph_page(self, run_id: str, ttl: int, cursor: str | None) -> dict[str, Any]:
         """The `graph` reply: the run's verified links after `cursor` in a stable order, each with
         the photo that proves it, and the people they join; `cursor` for the next page (None: that
-        was the last). A page holds GRAPH_PAGE_EDGES links at most and always fits one message."""
+        was the last). A page holds GRAPH_PAGE_EDGES links at most and always fits one message.
+        A link reused from an earlier run is left out until the run has re-checked its photo
+        (Evidence.shown): the run holds it to look for chains, but it is no link to show yet; once
+        re-checked, it says so and when it was proven (`earlierRun`, `provenAt`)."""
         found = RunEvidence(self._memory, run_id, ttl).edges_after(cursor, GRAPH_PAGE_EDGES + 1)
         more = len(found) > GRAPH_PAGE_EDGES
         nodes: dict[str, dict[str, str]] = {}
@@ -487,6 +490,9 @@ class RunsApi:
         last = cursor
         for edge_id, edge in found[:GRAPH_PAGE_EDGES]:
             ev = edge.evidence
+            if not ev.shown:
+                last = edge_id
+                continue
             link = {
                 "source": edge.a,
                 "target": edge.b,
@@ -495,6 +501,8 @@ class RunsApi:
                 "pageUrl": ev.page_url,
                 "event": ev.event,
             }
+            if ev.earlier_run:  # re-checked by this run: shown as evidence cards show it, with its date
+                link.update(earlierRun=True, provenAt=ev.proven_at)
             new = {k: {"id": k, "name": n} for k, n in ((edge.a, edge.name_a), (edge.b, edge.name_b))}
             new = {k: node for k, node in new.items() if k not in nodes}
             cost = wire_size(link) + sum(wire_size(node) + 1 for node in new.values()) + 1 + len(edge_id)

@@ -3,15 +3,17 @@
 The answer is the shortest chain of the run's trusted links (S6). Links an earlier run proved come
 from the evidence graph (known_edges.py): a chain read whole from it is re-checked as it is read,
 but the links of an end's component join the run unchecked (up to 120 of them, most never used), so
-each one a chain is about to claim has its photo fetched again first (a fetch is not a paid call,
-and once a run). A link whose photo is gone, or now serves other bytes, leaves the evidence graph and
-the run's graph, and the next chain is checked in turn.
+each one a chain is about to claim or show has its photo fetched again first (a fetch is not a paid
+call, and once a run). A link whose photo is gone, or now serves other bytes, leaves the evidence
+graph and the run's graph, and the next chain is checked in turn; one whose photo resolves is marked
+`rechecked`, and only links the run proved or re-checked are shown or claimed (Evidence.shown).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from functools import partial
+from itertools import pairwise
 
 from visual_degrees.domain.models import Edge
 from visual_degrees.domain.paths import best_path
@@ -35,20 +37,57 @@ def reused_photos_resolve(scope: SearchScope, tag: str) -> bool:
     (journalled under `tag`: a re-run step withdraws the same). True when the chain the answer would
     use now (if any) stands only on photos that resolve."""
     for attempt in range(MAX_RECHECKS):
-        gone = scope.decide(f"recheck.{tag}.{attempt}", partial(_gone_links, scope))
+        gone = scope.decide(f"recheck.{tag}.{attempt}", partial(_answer_gone, scope))
         if not gone:
             return True
-        for a, b in gone:
-            scope.known.forget(a, b)
-            scope.graph.withdraw(a, b)
-        scope.graph.flush()
-        scope.status(
-            f"{plural(len(gone), 'link')} an earlier run proved no longer "
-            f"{'has its' if len(gone) == 1 else 'have their'} photo; not used"
-        )
+        _withdraw(scope, gone)
     return False
 
 
-def _gone_links(scope: SearchScope) -> list[list[str]]:
-    chain = answer_chain(scope) or []
-    return [[e.a, e.b] for e in chain if e.evidence.earlier_run and photo_gone(scope, e)]
+def standing(scope: SearchScope, tag: str, find: Callable[[], list[str] | None]) -> list[str] | None:
+    """The chain `find` gives (person keys) once every reused link on it is re-checked: a gone one is
+    withdrawn and `find` asked again (journalled under `tag`, as above). None when `find` gives none,
+    or none that stands within MAX_RECHECKS: nothing to show."""
+    for attempt in range(MAX_RECHECKS):
+        keys = find()
+        withdrawn = attempt and any(scope.graph.confidence(a, b) is None for a, b in pairwise(keys or []))
+        if keys is None or withdrawn:  # a chain `find` still gives after its link left is none
+            return None
+        gone = scope.decide(f"recheck.{tag}.{attempt}", partial(_gone_on, scope, keys))
+        if not gone:
+            return keys
+        _withdraw(scope, gone)
+    return None
+
+
+def _answer_gone(scope: SearchScope) -> list[list[str]]:
+    return _gone(scope, answer_chain(scope) or [])
+
+
+def _gone_on(scope: SearchScope, keys: list[str]) -> list[list[str]]:
+    return _gone(scope, (scope.evidence.edge(a, b) for a, b in pairwise(keys)))
+
+
+def _gone(scope: SearchScope, edges: Iterable[Edge | None]) -> list[list[str]]:
+    """The pairs whose reused links' photos are gone; the other reused links marked re-checked."""
+    gone = []
+    for edge in edges:
+        if edge is None or edge.evidence.shown:
+            continue
+        if photo_gone(scope, edge):
+            gone.append([edge.a, edge.b])
+        else:
+            checked = edge.evidence.model_copy(update={"rechecked": True})
+            scope.evidence.put_edge(edge.model_copy(update={"evidence": checked}))
+    return gone
+
+
+def _withdraw(scope: SearchScope, gone: list[list[str]]) -> None:
+    for a, b in gone:
+        scope.known.forget(a, b)
+        scope.graph.withdraw(a, b)
+    scope.graph.flush()
+    scope.status(
+        f"{plural(len(gone), 'link')} an earlier run proved no longer "
+        f"{'has its' if len(gone) == 1 else 'have their'} photo; not used"
+    )

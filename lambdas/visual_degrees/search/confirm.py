@@ -11,14 +11,13 @@ rule is only applied more strictly to which pairs may form the chain.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from functools import partial
 from itertools import pairwise
 
 from visual_degrees.domain.paths import edge_id
 from visual_degrees.domain.queries import pair_query
 from visual_degrees.search.answer_chain import reused_photos_resolve
-from visual_degrees.search.evidence import record, search
+from visual_degrees.search.evidence import graph_connects, record, search
 from visual_degrees.search.observe import Observed
 from visual_degrees.search.scope import SearchScope
 
@@ -37,7 +36,7 @@ def settle(scope: SearchScope, tag: str, *, claimed: bool = False) -> tuple[bool
         return claimed, Observed()
     strong = scope.rules.strong_confidence
     if strong is None:
-        return _stands(scope, tag, lambda: claimed or scope.graph.connects(a, b, hops)), Observed()
+        return _stands(scope, tag, claimed or scope.graph.connects(a, b, hops)), Observed()
     last = Observed()
     for attempt in range(MAX_CONFIRMATIONS):
         pick = scope.decide(f"confirm.{tag}.{attempt}", partial(_weak_pair, scope, strong))
@@ -51,17 +50,24 @@ def settle(scope: SearchScope, tag: str, *, claimed: bool = False) -> tuple[bool
             scope.frontier.doubt(x.key, y.key)
         if last.exhausted:
             break
-    return _stands(scope, tag, lambda: scope.graph.connects(a, b, hops, strong)), last
+    return _stands(scope, tag, scope.graph.connects(a, b, hops, strong)), last
 
 
-def _stands(scope: SearchScope, tag: str, connected: Callable[[], bool]) -> bool:
+def stands(scope: SearchScope, tag: str) -> bool:
+    """Whether the run's graph holds a chain A..B the run may claim now (see _stands)."""
+    return _stands(scope, tag, graph_connects(scope))
+
+
+def _stands(scope: SearchScope, tag: str, connected: bool) -> bool:
     """Whether a chain is reached and stands: one through links reused from the evidence graph only
-    if their photos still resolve (answer_chain.py); otherwise the run looks on."""
-    if not connected():
+    if their photos still resolve (answer_chain.py); otherwise the run looks on. Once a gone link is
+    withdrawn, only a chain the graph still holds may end the run, whatever the step proved itself
+    (the link it proved may now lead nowhere)."""
+    if not connected:
         return False
     if not scope.rules.remember_edges:
         return True
-    return reused_photos_resolve(scope, tag) and connected()
+    return reused_photos_resolve(scope, tag) and graph_connects(scope)
 
 
 def _weak_pair(scope: SearchScope, strong: float) -> list[str] | None:

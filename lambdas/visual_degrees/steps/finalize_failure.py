@@ -40,6 +40,7 @@ def run(state: RunState, ctx: StepContext) -> RunState:
     )
     hint = hints.report(scope)
     remember_unsolved(scope, reason)
+    paths = partial_paths(scope)
     scope.finish(
         "no_path",
         {
@@ -51,14 +52,15 @@ def run(state: RunState, ctx: StepContext) -> RunState:
             **({"unseenEnd": unseen} if unseen else {}),
             **verdict.payload(),
             **({"hint": hint} if hint else {}),
-            **partial_paths_payload(scope),
+            **partial_paths_payload(scope, paths),
             "usage": scope.budget.usage().dump(),
             "simSeconds": round(ctx.clock.now() - state.started_at, 3),
             # Bounded (an event must fit one WebSocket message): around A, B and the partial chain.
+            # Only links this run proved or re-checked (Evidence.shown).
             "graph": graph_summary(
-                scope.evidence.edges(),
+                [e for e in scope.evidence.edges() if e.evidence.shown],
                 scope.evidence.names(),
-                [state.person_a.key, state.person_b.key, *chain.from_iterable(partial_paths(scope))],
+                [state.person_a.key, state.person_b.key, *chain.from_iterable(paths)],
             ),
         },
         reason=reason,

@@ -18,10 +18,12 @@ def run(state: RunState, ctx: StepContext) -> RunState:
     strategy, scope = begin(ctx, state)
     if scope.rules.remember_edges:
         reused_photos_resolve(scope, "s6")  # the shortening phase may have moved the answer's chain
-    edges = scope.evidence.edges()
+    # Only links this run proved or re-checked are claimed or shown: past MAX_RECHECKS gone chains,
+    # the answer is the shortest chain of those, which the step that reached S6 re-checked (confirm.py).
+    edges = [e for e in scope.evidence.edges() if e.evidence.shown]
     chain = answer_chain(scope, edges)
     if chain is None:
-        # Only a bug can route here without a chain; fail loudly rather than claim a path.
+        # Only a bug can route here without such a chain; fail loudly rather than claim a path.
         raise RuntimeError("S6 reached without a verified chain from A to B")
     remember = scope.rules.remember_edges
     for edge in chain:  # a link proven in passing (no card yet) is shown before the answer uses it

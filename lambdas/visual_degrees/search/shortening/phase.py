@@ -23,6 +23,7 @@ from typing import TypeVar
 
 from visual_degrees.domain.degrees import Shortening, Stopped
 from visual_degrees.domain.wording import plural
+from visual_degrees.search.answer_chain import standing
 from visual_degrees.search.observe import Observed
 from visual_degrees.search.port import Price, Shortener
 from visual_degrees.search.progress import chain_payload
@@ -128,7 +129,8 @@ def shorten(scope: SearchScope, shortener: Shortener) -> tuple[Observed, ...]:
         if got.exhausted:
             stopped = "budget"
             break
-        shorter = trusted_chain(scope)
+        # a shorter chain through links reused from earlier runs is shown once their photos resolve
+        shorter = standing(scope, f"shorter.{attempt}", partial(trusted_chain, scope))
         if shorter is not None and len(shorter) - 1 < hops:
             hops = len(shorter) - 1
             scope.status(f"A shorter chain: {plural(hops, 'degree')} instead of {found}")

@@ -18,8 +18,8 @@ from visual_degrees.domain.records import Position
 from visual_degrees.domain.wording import plural
 from visual_degrees.lifecycle.run_memory import Candidate
 from visual_degrees.ports import Planner
-from visual_degrees.search.confirm import settle
-from visual_degrees.search.evidence import graph_connects, record, search
+from visual_degrees.search.confirm import settle, stands
+from visual_degrees.search.evidence import record, search
 from visual_degrees.search.known_edges import import_known
 from visual_degrees.search.observe import Observed
 from visual_degrees.search.port import StepResult
@@ -42,7 +42,9 @@ class BothEnds(Seed):
         moves to the person searched; without one, discovery is over."""
         state = scope.state
         last = Observed()
-        reached: bool = graph_connects(scope)
+        # A chain held already (its reused photos re-checked: a step may have found more gone than
+        # it could withdraw) ends the run before any search.
+        reached = stands(scope, "r")
         found = 0
         expansion: Expansion | None = None
         attempt = 0

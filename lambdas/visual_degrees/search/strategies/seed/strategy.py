@@ -19,6 +19,7 @@ from visual_degrees.domain.strategy import Knobs
 from visual_degrees.domain.wording import plural
 from visual_degrees.lifecycle.run_memory import Candidate
 from visual_degrees.ports import Planner
+from visual_degrees.search.answer_chain import standing
 from visual_degrees.search.confirm import settle
 from visual_degrees.search.evidence import find_pair, record, search
 from visual_degrees.search.known_edges import earlier_chain
@@ -143,6 +144,10 @@ class Seed:
                 self.knobs.reuse_evidence and scope.graph.confidence(frontier.key, candidate.key) is not None
             ),
         )
+        # A link in hand from an earlier run is walked only if its photo still resolves.
+        pair = [frontier.key, candidate.key]
+        if in_hand and standing(scope, "in_hand", lambda: pair) is None:
+            in_hand = False
         edge: Edge | None = scope.evidence.edge(frontier.key, candidate.key) if in_hand else None
         if edge is not None:
             scope.status(f"Already holding a photo of {frontier.name} with {candidate.name}")
@@ -176,10 +181,11 @@ class Seed:
         state = scope.state = state.model_copy(
             update={"path": path, "hop": state.hop + 1, "frontier": node.key}
         )
-        scope.emit(
-            "path_update",
-            {"path": [scope.person(k).name for k in path], "hop": state.hop, "side": state.side},
-        )
+        if standing(scope, "path", lambda: path) is not None:  # its reused links re-checked first
+            scope.emit(
+                "path_update",
+                {"path": [scope.person(k).name for k in path], "hop": state.hop, "side": state.side},
+            )
         target_key = self.bridge_target(scope)
         observed = Observed()
         if target_key is not None:
