@@ -35,6 +35,7 @@ class RunGraph:
         self._links: dict[str, list[object]] = {}  # edge id -> its [a, b, confidence, photos, …] entry
         self._where: dict[str, int] = {}  # edge id -> chunk
         self._dirty: set[int] = set()
+        self._out: set[str] | None = None  # pairs kept out (see keep_out), read when first asked
         for links in mem.link_chunks(_PREFIX):
             chunk = len(self._chunks)
             self._chunks.append(links)
@@ -66,6 +67,10 @@ class RunGraph:
             return False
         vouched = bool(link[4]) if len(link) > 4 else float(link[2]) >= strong  # type: ignore[arg-type]
         return vouched or self.photos(a, b) >= 2
+
+    def kept_out(self, a: str, b: str) -> bool:
+        """May no link reused from an earlier run for a–b be taken in this run? (see keep_out)"""
+        return edge_id(a, b) in self._kept()
 
     def neighbors(self, key: str) -> dict[str, float]:
         return self._adjacency.get(key, {})
@@ -163,7 +168,7 @@ class RunGraph:
         if vouched and not (len(link) > 4 and link[4]):
             link[4:5] = [True]
             self._dirty.add(self._where[eid])
-        held_reused = len(link) > 5 and bool(link[5])
+        held_reused = _reused(link)
         stronger = reused == held_reused and edge.confidence > float(link[2])  # type: ignore[arg-type]
         if stronger or (held_reused and not reused):
             self._mem.put_edge(edge)
@@ -189,11 +194,31 @@ class RunGraph:
         self._adjacency.get(b, {}).pop(a, None)
         return True
 
+    def keep_out(self, a: str, b: str) -> None:
+        """Take no link an earlier run proved for a–b in this run (its photo did not resolve when
+        re-checked), and withdraw the pair if such a link is its evidence: only a photo of the run's
+        own brings it back."""
+        link = self._links.get(edge_id(a, b))
+        if link is not None and _reused(link):
+            self.withdraw(a, b)
+        self._kept().add(edge_id(a, b))
+        self._mem.keep_out(a, b)
+
     def flush(self) -> None:
         for chunk in sorted(self._dirty):
             self._mem.put_links(f"{_PREFIX}{chunk:05d}", self._chunks[chunk])
         self._dirty.clear()
 
+    def _kept(self) -> set[str]:
+        if self._out is None:
+            self._out = self._mem.kept_out()
+        return self._out
+
     def _link(self, a: str, b: str, confidence: float) -> None:
         self._adjacency.setdefault(a, {})[b] = confidence
         self._adjacency.setdefault(b, {})[a] = confidence
+
+
+def _reused(link: list[object]) -> bool:
+    """Is the pair's evidence a link an earlier run proved?"""
+    return len(link) > 5 and bool(link[5])
