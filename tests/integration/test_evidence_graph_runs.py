@@ -101,9 +101,8 @@ def eve_meets_cat(memory: SqliteMemory, gone: str, sink: ListSink | None = None)
     """Eve — Bob asked after an earlier run proved Ann—Cat—Dan—Bob on `memory`, on a later web where
     the photo `gone` is taken down and a photo shows Eve with Cat (Cat's part of the graph joins)."""
     proven_chain(memory)
-    web = still_up(Web())
+    web = eve_with_cat()
     web.dead.add(gone)
-    web.answer(f"{EVE} {BOB}", web.photo("u/eve-cat", face(EVE), face(CAT)))
     return runner(web, memory=memory).run(EVE, BOB, RunOptions(), sink=sink)
 
 
@@ -179,3 +178,51 @@ def test_a_reused_link_is_shown_in_the_runs_graph_only_once_the_run_re_checked_i
     reused = [shown["u/dan-cat"], shown["u/bob-dan"]]
     assert all(e["earlierRun"] and e["provenAt"].endswith("Z") for e in reused)
     assert "earlierRun" not in shown["u/eve-cat"]
+
+
+def test_a_photo_not_reached_now_keeps_the_graphs_chain_out_of_the_run_and_a_later_run_uses_it() -> None:
+    # Given an earlier run that proved Ann—Cat—Dan—Bob, and the Dan—Cat photo's host timing out once
+    memory = SqliteMemory(":memory:")
+    proven_chain(memory)
+    web = meet_in_the_middle_web()
+    web.timeouts["u/dan-cat"] = 1
+    # When Cat — Bob is asked (two links of that chain)
+    sink = ListSink()
+    result = runner(web, memory=memory).run(CAT, BOB, ISSUE6, sink=sink)
+    # Then the run neither uses nor shows Dan—Cat
+    shown = {e.data.get("imageUrl") for e in sink.events if e.type == "evidence"}
+    assert result.outcome != "path" and "u/dan-cat" not in shown
+    # And the graph keeps it: a later run, the host back, answers from it at no paid call
+    again = runner(meet_in_the_middle_web(), memory=memory).run(CAT, BOB, RunOptions())
+    assert again.outcome == "path" and again.execution.visited == FROM_S1
+    assert again.final.data["path"] == [CAT, DAN, BOB]
+
+
+def test_a_joined_link_whose_photo_is_not_reached_now_is_withdrawn_from_the_run_only() -> None:
+    # Given an earlier run that proved Ann—Cat—Dan—Bob, and the Dan—Cat photo's host timing out once
+    # When Eve — Bob is asked, and a photo shows Eve with Cat (Cat's part of the graph joins the run)
+    memory, sink = SqliteMemory(":memory:"), ListSink()
+    proven_chain(memory)
+    web = eve_with_cat()
+    web.timeouts["u/dan-cat"] = 1
+    result = runner(web, memory=memory).run(EVE, BOB, RunOptions(), sink=sink)
+    # Then no chain through Dan—Cat is claimed or shown, and the run says its photo could not be
+    # reached now (not that it is gone)
+    assert result.outcome != "path" or "u/dan-cat" not in {
+        e["evidence"]["imageUrl"] for e in result.final.data["edges"]
+    }
+    messages = [e.data.get("message", "") for e in sink.events if e.type == "status"]
+    assert any("could not be reached now" in m for m in messages)
+    assert not any("no longer has" in m for m in messages)
+    # And a later run, the host back, answers Eve — Bob from the graph (Eve—Cat proven by the first)
+    again = runner(eve_with_cat(), memory=memory).run(EVE, BOB, RunOptions())
+    assert again.outcome == "path" and again.execution.visited == FROM_S1
+    assert again.final.data["path"] == [EVE, CAT, DAN, BOB]
+
+
+def eve_with_cat() -> Web:
+    """A later web where meet_in_the_middle_web's photos still resolve and one of "Eve Fox Bob Ray"
+    shows Eve with Cat."""
+    web = still_up(Web())
+    web.answer(f"{EVE} {BOB}", web.photo("u/eve-cat", face(EVE), face(CAT)))
+    return web

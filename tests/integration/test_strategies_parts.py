@@ -76,6 +76,39 @@ def test_a_withdrawn_pair_is_gone_from_the_graph_its_chunks_and_the_run(mem):
     assert mem.evidence.edge("x", "b") is None and [e.a for e in mem.evidence.edges()] == ["a"]
 
 
+def reused(e: Edge) -> Edge:
+    """`e` as a link an earlier run proved (from the deployment's graph)."""
+    return e.model_copy(update={"evidence": e.evidence.model_copy(update={"earlier_run": True})})
+
+
+def test_a_pair_the_run_proved_keeps_its_own_photo_over_a_stronger_reused_link_which_only_vouches(mem):
+    # Given a—b proven by the run on one weak photo (not vouched)
+    graph = RunGraph(mem.evidence)
+    graph.add(edge("a", "b", 85.0), vouched=False)
+    assert not graph.trusted("a", "b", 90.0)
+    # When a stronger link for the pair is reused from an earlier run
+    assert graph.add(reused(edge("a", "b", 99.0))) is False
+    # Then the run's own photo stays the pair's evidence, and the reused one vouches for the pair
+    held = mem.evidence.edge("a", "b")
+    assert held is not None and not held.evidence.earlier_run and held.confidence == 85.0
+    assert graph.confidence("a", "b") == 85.0 and graph.trusted("a", "b", 90.0)
+
+
+def test_a_pair_held_as_a_reused_link_takes_the_runs_own_proof_whatever_its_confidence(mem):
+    # Given a—b held as a link reused from an earlier run
+    graph = RunGraph(mem.evidence)
+    graph.add(reused(edge("a", "b", 99.0)))
+    graph.flush()
+    # When the run proves the pair itself on a weaker photo (in a later step)
+    again = RunGraph(mem.evidence)
+    assert again.add(edge("a", "b", 85.0)) is False
+    # Then its own proof is the pair's evidence (it needs no re-check), and no reused one replaces it
+    assert again.add(reused(edge("a", "b", 99.5))) is False
+    held = mem.evidence.edge("a", "b")
+    assert held is not None and not held.evidence.earlier_run and held.confidence == 85.0
+    assert again.confidence("a", "b") == 85.0
+
+
 @pytest.mark.parametrize(
     ("title", "alone"),
     [

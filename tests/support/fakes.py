@@ -53,6 +53,7 @@ class FakeWeb:
     dead: set[str] = field(default_factory=set)
     titles: dict[str, str] = field(default_factory=dict)  # photo URL -> its title (default: the query)
     copies: dict[str, str] = field(default_factory=dict)  # photo URL -> the URL whose bytes it serves
+    timeouts: Counter[str] = field(default_factory=Counter)  # photo URL -> fetches that time out first
 
     def photo(self, url: str, *faces: Face) -> str:
         self.photos[url] = list(faces)
@@ -83,6 +84,9 @@ class FakeWeb:
     # ImageFetcher
     def fetch(self, url: str) -> FetchedImage:
         self.calls["fetch"] += 1
+        if self.timeouts[url] > 0:
+            self.timeouts[url] -= 1
+            raise TransientProviderError("image download timed out")
         if url in self.dead or url not in self.photos:
             raise ProviderError(f"dead link {url}")
         data = self.copies.get(url, url).encode()

@@ -295,6 +295,13 @@ class RunEvidence(RunItems):
         """The pair's edge leaves the run (a reused link whose photo is gone)."""
         self.memory.delete(self.pk, f"edge#{edge_id(a, b)}")
 
+    def keep_out(self, a: str, b: str) -> None:
+        """No link reused from an earlier run for a–b is taken in this run (see RunGraph.keep_out)."""
+        self._put(f"out#{edge_id(a, b)}", {})
+
+    def kept_out(self) -> set[str]:
+        return {i.sk.removeprefix("out#") for i in self._scan("out#")}
+
     def put_links(self, sk: str, links: list[list[Any]]) -> None:
         self._put(sk, {"links": links})
 

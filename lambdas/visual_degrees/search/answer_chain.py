@@ -5,7 +5,8 @@ from the evidence graph (known_edges.py): a chain read whole from it is re-check
 but the links of an end's component join the run unchecked (up to 120 of them, most never used), so
 each one a chain is about to claim or show has its photo fetched again first (a fetch is not a paid
 call, and once a run). A link whose photo is gone, or now serves other bytes, leaves the evidence
-graph and the run's graph, and the next chain is checked in turn; one whose photo resolves is marked
+graph and the run's graph; one whose photo could not be reached now leaves the run's graph only
+(known_edges.set_aside); the next chain is checked in turn. One whose photo resolves is marked
 `rechecked`, and only links the run proved or re-checked are shown or claimed (Evidence.shown).
 """
 
@@ -18,7 +19,7 @@ from itertools import pairwise
 from visual_degrees.domain.models import Edge
 from visual_degrees.domain.paths import best_path
 from visual_degrees.domain.wording import plural
-from visual_degrees.search.known_edges import MAX_RECHECKS, photo_gone
+from visual_degrees.search.known_edges import MAX_RECHECKS, reused_photo, set_aside
 from visual_degrees.search.scope import SearchScope
 
 
@@ -69,25 +70,34 @@ def _gone_on(scope: SearchScope, keys: list[str]) -> list[list[str]]:
 
 
 def _gone(scope: SearchScope, edges: Iterable[Edge | None]) -> list[list[str]]:
-    """The pairs whose reused links' photos are gone; the other reused links marked re-checked."""
-    gone = []
+    """[a, b, PhotoCheck] for each reused link whose photo did not resolve; the other reused links
+    marked re-checked."""
+    failed = []
     for edge in edges:
         if edge is None or edge.evidence.shown:
             continue
-        if photo_gone(scope, edge):
-            gone.append([edge.a, edge.b])
+        check = reused_photo(scope, edge)
+        if check != "resolves":
+            failed.append([edge.a, edge.b, check])
         else:
             checked = edge.evidence.model_copy(update={"rechecked": True})
             scope.evidence.put_edge(edge.model_copy(update={"evidence": checked}))
-    return gone
+    return failed
 
 
-def _withdraw(scope: SearchScope, gone: list[list[str]]) -> None:
-    for a, b in gone:
-        scope.known.forget(a, b)
-        scope.graph.withdraw(a, b)
+def _withdraw(scope: SearchScope, failed: list[list[str]]) -> None:
+    for a, b, check in failed:
+        set_aside(scope, a, b, gone=check == "gone")
     scope.graph.flush()
-    scope.status(
-        f"{plural(len(gone), 'link')} an earlier run proved no longer "
-        f"{'has its' if len(gone) == 1 else 'have their'} photo; not used"
-    )
+    gone = sum(check == "gone" for *_, check in failed)
+    if gone:
+        scope.status(
+            f"{plural(gone, 'link')} an earlier run proved no longer "
+            f"{'has its' if gone == 1 else 'have their'} photo; not used"
+        )
+    if unreachable := len(failed) - gone:
+        scope.status(
+            f"{plural(unreachable, 'link')} an earlier run proved: "
+            f"{'its photo' if unreachable == 1 else 'their photos'} could not be reached now; "
+            "not used in this run, kept for later runs"
+        )

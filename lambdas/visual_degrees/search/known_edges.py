@@ -9,8 +9,9 @@ building a chain from nothing.
 
 A reused link is the very evidence an earlier run accepted (same photo, same confidences, same
 celebrity ids), shown with its photo and the date it was proven; its photo is checked to still
-resolve before it is used (a link whose photo is gone is dropped from the graph), and identities
-must agree with this run's pins.
+resolve before it is used, and identities must agree with this run's pins. A link whose photo is
+gone is dropped from the graph; one whose photo could not be reached now is only kept out of the
+run (RunGraph.keep_out), and the graph keeps it for later runs.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from visual_degrees.domain.graph_links import proven_date
 from visual_degrees.domain.models import Edge
 from visual_degrees.domain.wording import plural
 from visual_degrees.search.evidence import accept_edge
-from visual_degrees.search.observe import Observed, still_resolves
+from visual_degrees.search.observe import Observed, PhotoCheck, photo_check
 from visual_degrees.search.port import StepResult
 from visual_degrees.search.scope import SearchScope
 
@@ -108,8 +109,8 @@ def import_known(scope: SearchScope, key: str) -> int:
 
 def chain_in_memory(scope: SearchScope) -> bool:
     """Look for the shortest chain A..B within max hops among remembered links; adopt it (shown as
-    evidence, photo by photo) if every photo of it still resolves. A link whose photo is gone is
-    dropped from the graph, and the next shortest chain is looked for."""
+    evidence, photo by photo) if every photo of it still resolves. A link whose photo does not is
+    set aside, and the next shortest chain is looked for."""
     if not scope.rules.remember_edges:
         return False
     a, b = scope.state.person_a.key, scope.state.person_b.key
@@ -121,10 +122,10 @@ def chain_in_memory(scope: SearchScope) -> bool:
         edges = [e for e in chain if e is not None and _adopt(scope, e, card=True, check_only=True)]
         if len(edges) < len(chain):
             return False  # another identity holds a name of it in this run: not this chain
-        gone = [e for e in edges if photo_gone(scope, e)]
-        for e in gone:
-            scope.known.forget(e.a, e.b)
-        if gone:
+        failed = [(e, check) for e in edges if (check := reused_photo(scope, e)) != "resolves"]
+        for e, check in failed:
+            set_aside(scope, e.a, e.b, gone=check == "gone")
+        if failed:
             continue
         for e in edges:
             _adopt(scope, e, card=True)
@@ -133,9 +134,18 @@ def chain_in_memory(scope: SearchScope) -> bool:
     return False
 
 
-def photo_gone(scope: SearchScope, edge: Edge) -> bool:
-    """A reused link whose photo no longer resolves, or now serves other bytes (fetched again, free)."""
-    return not still_resolves(scope, edge.evidence.image_url, edge.evidence.sha256)
+def reused_photo(scope: SearchScope, edge: Edge) -> PhotoCheck:
+    """A reused link's photo, fetched again (free): does it still serve the same bytes?"""
+    return photo_check(scope, edge.evidence.image_url, edge.evidence.sha256)
+
+
+def set_aside(scope: SearchScope, a: str, b: str, *, gone: bool) -> None:
+    """A reused link whose photo did not resolve leaves this run for good. The deployment's graph
+    forgets it only when the web said the photo is `gone`: a photo host down for a moment must not
+    erase a link every later run could use."""
+    if gone:
+        scope.known.forget(a, b)
+    scope.graph.keep_out(a, b)
 
 
 def shortest_known(scope: SearchScope, a: str, b: str) -> list[str] | None:
@@ -154,7 +164,7 @@ def shortest_known(scope: SearchScope, a: str, b: str) -> list[str] | None:
                 break
             reads += 1
             for neighbour in scope.known.neighbours(node, MAX_ADOPTED):
-                if neighbour.key in parents[side]:
+                if neighbour.key in parents[side] or scope.graph.kept_out(node, neighbour.key):
                     continue
                 parents[side][neighbour.key] = node
                 nxt.append(neighbour.key)
@@ -209,6 +219,8 @@ def _walk(parents: dict[str, str | None], node: str) -> list[str]:
 
 
 def _adopt(scope: SearchScope, edge: Edge, *, card: bool, check_only: bool = False) -> bool:
+    if scope.graph.kept_out(edge.a, edge.b):
+        return False  # its photo did not resolve in this run
     ev = edge.evidence
     for key, cid, name in ((edge.a, ev.id_a, edge.name_a), (edge.b, ev.id_b, edge.name_b)):
         pinned = scope.pinned(key)

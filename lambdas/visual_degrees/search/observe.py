@@ -16,7 +16,7 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
-from typing import TypeVar
+from typing import Literal, TypeVar
 
 from visual_degrees.domain.errors import (
     NoSlotInTime,
@@ -287,7 +287,7 @@ def _fetch(scope: SearchScope, hit: ImageHit, shared: bool) -> _Fetched | None:
         image = scope.ctx.providers.fetcher.fetch(hit.image_url)
     except (ProviderError, TransientProviderError) as exc:
         # A transient failure is remembered for this run only: another run may find the link alive.
-        mem.cache_fetch(hit.image_url, {"error": exc.code})
+        mem.cache_fetch(hit.image_url, {"error": exc.code, "transient": _transient(exc)})
         return None
     mem.cache_fetch(hit.image_url, {"sha256": image.sha256})
     if shared:
@@ -322,8 +322,27 @@ def _recognise(scope: SearchScope, got: _Fetched, shared: bool) -> list[Face] | 
     return faces
 
 
-def still_resolves(scope: SearchScope, image_url: str, sha256: str) -> bool:
+# A photo fetched again: it "resolves" to the image it served; the web says it is "gone" (no image
+# there any more, or other bytes); or it is "unreachable" now, which says nothing of the photo.
+PhotoCheck = Literal["resolves", "gone", "unreachable"]
+# The live fetcher's reasons (ImageRejected.reason) for a failure of the host or the way to it.
+_PASSING_REASONS = frozenset({"timeout", "unreachable", "unresolvable", "http_408", "http_429"})
+
+
+def photo_check(scope: SearchScope, image_url: str, sha256: str) -> PhotoCheck:
     """Does the photo at `image_url` still serve the image it served (its sha256)? Fetched again (a
     fetch is not a paid call), unless this run fetched it already; earlier runs' answers do not count."""
     got = _fetch(scope, ImageHit(image_url=image_url), shared=False)
-    return got is not None and (not sha256 or got.sha256 == sha256)
+    if got is None:
+        failed = scope.caches.cached_fetch(image_url) or {}
+        return "unreachable" if failed.get("transient") else "gone"
+    return "resolves" if not sha256 or got.sha256 == sha256 else "gone"
+
+
+def _transient(exc: ProviderError | TransientProviderError) -> bool:
+    """A fetch that failed for a reason that may pass (a timeout, a 5xx, the host down), not because
+    the URL no longer serves the image."""
+    if isinstance(exc, TransientProviderError):
+        return True
+    reason = str(getattr(exc, "reason", ""))
+    return reason in _PASSING_REASONS or reason.startswith("http_5")

@@ -2,10 +2,11 @@
 
 Each edge, with the photo that proves it, is one run-memory item (`edge#a|b`). Reading hundreds of
 those per question ("does the graph connect A and B yet?") would cost most of a run's CPU, so the
-graph also keeps a compact projection: `link#NNNNN` chunks of [a, b, confidence, photos, vouched]
-(photos: up to two distinct images that show the pair; vouched: one of them is beyond doubt, see
-`add`), at most CHUNK_LINKS per item so no item grows with the run. A step reads the chunks once,
-answers depths, degrees and connectivity in memory, and writes back only chunks it changed (`flush`).
+graph also keeps a compact projection: `link#NNNNN` chunks of [a, b, confidence, photos, vouched,
+reused] (photos: up to two distinct images that show the pair; vouched: one of them is beyond doubt,
+see `add`; reused: the pair's evidence is a link an earlier run proved), at most CHUNK_LINKS per
+item so no item grows with the run. A step reads the chunks once, answers depths, degrees and
+connectivity in memory, and writes back only chunks it changed (`flush`).
 
 Idempotent by construction: a re-run step reloads the chunks its first attempt wrote, so an edge or
 a photo is never counted twice; an edge written before a crash but missing from the chunks is simply
@@ -31,9 +32,10 @@ class RunGraph:
         self._mem = mem
         self._adjacency: dict[str, dict[str, float]] = {}
         self._chunks: list[list[list[object]]] = []
-        self._links: dict[str, list[object]] = {}  # edge id -> its [a, b, confidence, photos] entry
+        self._links: dict[str, list[object]] = {}  # edge id -> its [a, b, confidence, photos, …] entry
         self._where: dict[str, int] = {}  # edge id -> chunk
         self._dirty: set[int] = set()
+        self._out: set[str] | None = None  # pairs kept out (see keep_out), read when first asked
         for links in mem.link_chunks(_PREFIX):
             chunk = len(self._chunks)
             self._chunks.append(links)
@@ -65,6 +67,10 @@ class RunGraph:
             return False
         vouched = bool(link[4]) if len(link) > 4 else float(link[2]) >= strong  # type: ignore[arg-type]
         return vouched or self.photos(a, b) >= 2
+
+    def kept_out(self, a: str, b: str) -> bool:
+        """May no link reused from an earlier run for a–b be taken in this run? (see keep_out)"""
+        return edge_id(a, b) in self._kept()
 
     def neighbors(self, key: str) -> dict[str, float]:
         return self._adjacency.get(key, {})
@@ -136,10 +142,13 @@ class RunGraph:
 
     def add(self, edge: Edge, *, vouched: bool = True) -> bool:
         """Keep the strongest photo per pair and count the distinct photos of it; `vouched`: this photo
-        leaves no doubt about either face (the caller's judgement). True if the pair is new (an
-        `evidence` card is due)."""
+        leaves no doubt about either face (the caller's judgement). The run's own photo of a pair
+        outranks a link reused from an earlier run, whatever the confidences: it needs no re-check,
+        so a reused photo found gone later never takes a pair the run proved with it. True if the
+        pair is new (an `evidence` card is due)."""
         eid = edge_id(edge.a, edge.b)
         photo = edge.evidence.sha256[:16] or edge.evidence.image_url
+        reused = edge.evidence.earlier_run
         link = self._links.get(eid)
         if link is None:
             self._mem.put_edge(edge)
@@ -147,7 +156,7 @@ class RunGraph:
             if not self._chunks or len(self._chunks[-1]) >= CHUNK_LINKS:
                 self._chunks.append([])
             chunk = len(self._chunks) - 1
-            link = [edge.a, edge.b, edge.confidence, [photo], vouched]
+            link = [edge.a, edge.b, edge.confidence, [photo], vouched, reused]
             self._chunks[chunk].append(link)
             self._links[eid], self._where[eid] = link, chunk
             self._dirty.add(chunk)
@@ -157,12 +166,16 @@ class RunGraph:
             photos.append(photo)
             self._dirty.add(self._where[eid])
         if vouched and not (len(link) > 4 and link[4]):
-            link[4:] = [True]
+            link[4:5] = [True]
             self._dirty.add(self._where[eid])
-        if edge.confidence > float(link[2]):  # type: ignore[arg-type]
+        held_reused = _reused(link)
+        stronger = reused == held_reused and edge.confidence > float(link[2])  # type: ignore[arg-type]
+        if stronger or (held_reused and not reused):
             self._mem.put_edge(edge)
             self._link(edge.a, edge.b, edge.confidence)
             link[2] = edge.confidence
+            if len(link) > 4:  # an older step's entry of four is never reused, nor made so here
+                link[5:] = [reused]
             self._dirty.add(self._where[eid])
         return False
 
@@ -181,11 +194,31 @@ class RunGraph:
         self._adjacency.get(b, {}).pop(a, None)
         return True
 
+    def keep_out(self, a: str, b: str) -> None:
+        """Take no link an earlier run proved for a–b in this run (its photo did not resolve when
+        re-checked), and withdraw the pair if such a link is its evidence: only a photo of the run's
+        own brings it back."""
+        link = self._links.get(edge_id(a, b))
+        if link is not None and _reused(link):
+            self.withdraw(a, b)
+        self._kept().add(edge_id(a, b))
+        self._mem.keep_out(a, b)
+
     def flush(self) -> None:
         for chunk in sorted(self._dirty):
             self._mem.put_links(f"{_PREFIX}{chunk:05d}", self._chunks[chunk])
         self._dirty.clear()
 
+    def _kept(self) -> set[str]:
+        if self._out is None:
+            self._out = self._mem.kept_out()
+        return self._out
+
     def _link(self, a: str, b: str, confidence: float) -> None:
         self._adjacency.setdefault(a, {})[b] = confidence
         self._adjacency.setdefault(b, {})[a] = confidence
+
+
+def _reused(link: list[object]) -> bool:
+    """Is the pair's evidence a link an earlier run proved?"""
+    return len(link) > 5 and bool(link[5])

@@ -1,16 +1,23 @@
 """Links reused from earlier runs (the evidence graph) on hand-built runs: a gone photo's link is
 withdrawn before anything claims or shows it, and the run then decides by the chains still held
-(search/answer_chain.py, search/confirm.py, S6)."""
+(search/answer_chain.py, search/confirm.py, S6). A photo whose host could not be reached now keeps
+its link out of the run only: the deployment's graph forgets a link only when its photo is gone."""
 
 from __future__ import annotations
 
+import pytest
+
 from tests.support.fakes import FakeWeb, face
 from tests.support.search_scopes import A, B, Run, key, link, run_of
-from visual_degrees.domain.models import Evidence
+from visual_degrees.adapters.live.image_convert import ImageRejected
+from visual_degrees.domain.errors import ProviderError, TransientProviderError
+from visual_degrees.domain.graph_links import GraphLink
+from visual_degrees.domain.models import Edge, Evidence, FetchedImage
 from visual_degrees.search.answer_chain import standing
 from visual_degrees.search.confirm import settle
 from visual_degrees.search.evidence import accept_edge
-from visual_degrees.search.known_edges import MAX_RECHECKS
+from visual_degrees.search.known_edges import MAX_RECHECKS, chain_in_memory, import_known
+from visual_degrees.search.observe import photo_check
 from visual_degrees.search.progress import partial_paths_payload, show_progress
 from visual_degrees.steps import finalize_success
 
@@ -19,12 +26,22 @@ WALK = {"caption_leads": False, "planner_matching": False, "corroborate_weak_edg
 X, Y = "Gary Sinise", "Tom Hanks"
 
 
-def reused(run: Run, x: str, y: str, *, gone: bool) -> str:
+def reused(run: Run, x: str, y: str, *, gone: bool, timeouts: int = 0) -> str:
     """A link x–y an earlier run proved, joined to the run unchecked (as an end's component joins);
-    its photo still up on the web unless `gone`. Its photo's URL."""
+    its photo still up on the web unless `gone`, its host timing out `timeouts` times first. Its
+    photo's URL."""
+    edge = remembered(run, x, y, gone=gone, timeouts=timeouts)
+    accept_edge(run.scope, edge.a, edge.b, edge.evidence, card=False, remember=False)
+    run.scope.graph.flush()
+    return edge.evidence.image_url
+
+
+def remembered(run: Run, x: str, y: str, *, gone: bool = False, timeouts: int = 0) -> Edge:
+    """A link x–y an earlier run proved, held by the deployment's graph (see `reused`)."""
     url = f"https://earlier.test/{key(x)}-{key(y)}.jpg".replace(" ", "-")
     if not gone:
         run.web.photo(url, face(x), face(y))
+    run.web.timeouts[url] = timeouts
     ev = Evidence(
         image_url=url,
         confidence_a=99.0,
@@ -34,9 +51,10 @@ def reused(run: Run, x: str, y: str, *, gone: bool) -> str:
         proven_at="2026-01-02T03:04:05Z",
         earlier_run=True,
     )
-    accept_edge(run.scope, key(x), key(y), ev, card=False, remember=False)
-    run.scope.graph.flush()
-    return url
+    edge = Edge(a=key(x), b=key(y), name_a=x, name_b=y, evidence=ev)
+    known = run.scope.known
+    known.store.add(known.web, GraphLink.of(edge, proven_at=1_767_225_600.0, run_id="earlier"))
+    return edge
 
 
 def test_a_step_that_proved_the_last_link_itself_claims_no_chain_once_a_link_on_it_is_withdrawn() -> None:
@@ -100,3 +118,106 @@ def test_progress_and_partial_paths_show_no_reused_link_whose_photo_is_gone() ->
     (update,) = run.sink.of("path_update")
     assert update["path"] == [X, Y] and partial["partialPath"] == [A]
     assert url not in {e["imageUrl"] for e in run.sink.of("evidence")}
+
+
+REACHED_NOT, GONE = "could not be reached now", "no longer has its photo"
+
+
+@pytest.mark.parametrize(
+    ("timeouts", "gone", "said", "unsaid"),
+    [
+        (1, False, REACHED_NOT, GONE),  # the host was briefly down
+        (0, True, GONE, REACHED_NOT),  # the URL answers 404
+    ],
+)
+def test_a_reused_link_leaves_the_run_when_its_photo_fails_and_the_graph_only_when_it_is_gone(
+    timeouts: int, gone: bool, said: str, unsaid: str
+) -> None:
+    # Given A — X reused from an earlier run (its photo's host timing out once, or its photo gone),
+    # and X — B proven by this step
+    run = run_of(FakeWeb(), knobs=WALK)
+    reused(run, A, X, gone=gone, timeouts=timeouts)
+    link(run.scope, X, B)
+    # When the step settles, claiming the chain its own link closed
+    reached, _ = settle(run.scope, "s5", claimed=True)
+    # Then the link is neither claimed nor shown by this run, which says why in the right words
+    assert not reached and run.scope.graph.confidence(key(A), key(X)) is None
+    assert any(said in s for s in run.statuses()) and not any(unsaid in s for s in run.statuses())
+    # And the deployment's graph forgets it only when the photo is gone
+    assert (run.scope.known.link(key(A), key(X)) is None) is gone
+    # And brought in again from the graph, it does not come back in this run
+    import_known(run.scope, key(X))
+    assert run.scope.graph.confidence(key(A), key(X)) is None
+
+
+def test_a_chain_in_the_graph_on_a_photo_not_reached_now_is_passed_over_for_the_next_one() -> None:
+    # Given the deployment's graph holding A — X — B (X — B's photo host timing out once) and
+    # A — Y — Z — B, all photos up
+    run = run_of(FakeWeb(), knobs=WALK)
+    remembered(run, A, X)
+    xb = remembered(run, X, B, timeouts=1).evidence.image_url
+    for x, y in ((A, Y), (Y, "Meg Ryan"), ("Meg Ryan", B)):
+        remembered(run, x, y)
+    # When the run asks the graph first
+    found = chain_in_memory(run.scope)
+    # Then the longer chain answers, X — B stays out of the run (fetched once), and the graph keeps it
+    assert found and run.scope.graph.confidence(key(X), key(B)) is None
+    assert run.scope.graph.connects(key(A), key(B), 3) and run.web.calls["fetch"] == 5
+    assert run.scope.known.link(key(X), key(B)) is not None
+    assert xb not in {e["imageUrl"] for e in run.sink.of("evidence")}
+
+
+def test_a_pair_the_run_proved_itself_stands_when_a_stronger_reused_link_of_it_has_lost_its_photo() -> None:
+    # Given A — X proven by the run, the same pair reused from an earlier run on a stronger photo
+    # since gone, and X — B proven by this step
+    run = run_of(FakeWeb(), knobs=WALK)
+    own = link(run.scope, A, X, 90.0).evidence.image_url
+    reused(run, A, X, gone=True)
+    link(run.scope, X, B)
+    # When the step settles, claiming the chain its own link closed
+    reached, _ = settle(run.scope, "s5", claimed=True)
+    # Then the chain stands on the run's own photo of A — X: nothing was withdrawn
+    assert reached and not any("no longer has" in s for s in run.statuses())
+    ax = run.scope.evidence.edge(key(A), key(X))
+    assert ax is not None and ax.evidence.image_url == own
+
+
+class Failing(FakeWeb):
+    """A web whose every fetch fails with `error`."""
+
+    def __init__(self, error: Exception) -> None:
+        super().__init__()
+        self.error = error
+
+    def fetch(self, url: str) -> FetchedImage:
+        raise self.error
+
+
+@pytest.mark.parametrize(
+    ("error", "check"),
+    [
+        (TransientProviderError("image download timed out"), "unreachable"),  # the sandbox's timeout
+        (ImageRejected("timeout", "image host timed out"), "unreachable"),  # the live fetcher's
+        (ImageRejected("http_503", "image host answered HTTP 503"), "unreachable"),
+        (ImageRejected("unreachable", "image host unreachable: ConnectError"), "unreachable"),
+        (ImageRejected("http_404", "image host answered HTTP 404"), "gone"),
+        (ImageRejected("not_an_image", "content type 'text/html' is not an image"), "gone"),
+        (ProviderError("dead link"), "gone"),
+    ],
+)
+def test_only_an_answer_about_the_photo_itself_says_it_is_gone(error: Exception, check: str) -> None:
+    run = run_of(Failing(error))
+    assert photo_check(run.scope, "https://earlier.test/a.jpg", "abc") == check
+
+
+def test_a_pair_the_run_proved_itself_is_not_withdrawn_when_the_graphs_link_for_it_is_set_aside() -> None:
+    # Given A — X proven by this run, and the deployment's graph holding A — X — B, A — X's photo gone
+    run = run_of(FakeWeb(), knobs=WALK)
+    link(run.scope, A, X)
+    remembered(run, A, X, gone=True)
+    remembered(run, X, B)
+    # When the run asks the graph first
+    assert not chain_in_memory(run.scope)
+    # Then the graph's A — X is forgotten, but the run keeps its own photo of the pair
+    assert run.scope.known.link(key(A), key(X)) is None
+    assert run.scope.graph.confidence(key(A), key(X)) is not None
