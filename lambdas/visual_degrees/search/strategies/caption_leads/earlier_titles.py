@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from visual_degrees.domain.captions import people_in_title
+from visual_degrees.domain.captions import keys_in_title
 from visual_degrees.domain.models import ImageHit, Person
 from visual_degrees.search.known_edges import near
 from visual_degrees.search.scope import SearchScope
@@ -27,6 +27,9 @@ ADJACENCY_READS = 40
 PHOTOS_TRIED = 2
 # People of one title it is kept under: a crowd's caption is a poor lead for anyone in it.
 MOST_NAMED = 6
+# Entries (a person, a photo) kept of one page, the smallest groups first: each is a write, and a
+# page bought must not cost a second's worth of them (the sandbox's realistic web averages 6).
+KEPT_PER_PAGE = 60
 
 
 def page_name(name: str) -> str:
@@ -35,15 +38,19 @@ def page_name(name: str) -> str:
 
 
 def note_page(scope: SearchScope, hits: list[ImageHit]) -> None:
-    """Keep a page's titles naming two or more people under each person they name."""
+    """Keep a page's titles naming two to MOST_NAMED people under each person they name."""
+    named = [(keys, hit) for hit in hits if 2 <= len(keys := keys_in_title(hit.title)) <= MOST_NAMED]
+    named.sort(key=lambda entry: len(entry[0]))  # stable: the engine's order among equals
     by_person: dict[str, list[ImageHit]] = defaultdict(list)
-    for hit in hits:
-        keys = [key for key, _ in people_in_title(hit.title)]
-        if 2 <= len(keys) <= MOST_NAMED:
-            for key in keys:
-                by_person[key].append(hit)
-    for key, kept in by_person.items():
-        scope.shared.note_titles(key, kept)
+    kept = 0
+    for keys, hit in named:
+        if kept + len(keys) > KEPT_PER_PAGE:
+            break
+        kept += len(keys)
+        for key in keys:
+            by_person[key].append(hit)
+    for key, photos in by_person.items():
+        scope.shared.note_titles(key, photos)
 
 
 def page_about(scope: SearchScope) -> tuple[Person, list[ImageHit]] | None:
@@ -62,7 +69,7 @@ def page_about(scope: SearchScope) -> tuple[Person, list[ImageHit]] | None:
     )  # those a chain through one more link to the new end fits
     kept: list[tuple[int, int, ImageHit]] = []
     for hit in hits:
-        others = [key for key, _ in people_in_title(hit.title) if key != new.key]
+        others = [key for key in keys_in_title(hit.title) if key != new.key]
         nearest = min((depth[key] for key in others if key in depth), default=None)
         if nearest is not None:
             kept.append((nearest, len(others), hit))

@@ -88,7 +88,7 @@ class CaptionLeads:
         other end's part of the graph, read back at no paid call, and the likeliest of their photos
         recognised (earlier_titles.py). Reached when a link they prove closes a chain in the graph.
         None: no such titles."""
-        if not (self.knobs.planner_matching and scope.rules.remember_edges and scope.rules.shared_cache):
+        if not (scope.rules.remember_edges and scope.rules.shared_cache):
             return None
         found = scope.decide("titles", lambda: _titles_page(scope))
         if found is None:
