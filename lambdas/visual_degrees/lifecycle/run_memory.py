@@ -416,8 +416,8 @@ class SharedMemory:
         item = self.memory.get(self.prefix + pk, "v")
         return item.data if item else None
 
-    def _put(self, pk: str, data: dict[str, Any], ttl: int) -> None:
-        self.memory.put(Put(self.prefix + pk, "v", data, ttl))
+    def _put(self, pk: str, data: dict[str, Any], ttl: int, sk: str = "v") -> None:
+        self.memory.put(Put(self.prefix + pk, sk, data, ttl))
 
     def search(self, query: str, count: int) -> list[ImageHit] | None:
         data = self._get(f"search#{_digest(f'{count}|{query}')}")
@@ -442,6 +442,20 @@ class SharedMemory:
 
     def cache_faces(self, sha256: str, faces: list[Face]) -> None:
         self._put(f"faces#{sha256}", {"faces": [f.dump() for f in faces]}, self.FACES_TTL)
+
+    # ---- titles earlier runs read, by whom they name (a lead, never a link) -------------------
+
+    def titles_naming(self, key: str, limit: int) -> list[ImageHit]:
+        """Results earlier runs' pages held whose titles name this person with someone else."""
+        items = self.memory.query(self.prefix + f"titles#{key}", limit=limit)
+        return [ImageHit.model_validate(i.data) for i in items]
+
+    def note_titles(self, key: str, hits: list[ImageHit]) -> None:
+        # One item per photo (no read before the write, no item that grows), keyed so a photo read
+        # again by another run is the same item. Kept as long as a fetched image: a lead is checked
+        # by fetching and recognising its photo before anything counts.
+        for hit in hits:
+            self._put(f"titles#{key}", hit.dump(), self.FETCH_TTL, sk=_digest(hit.image_url)[:24])
 
     # ---- what an earlier question on this web came to, and what its planner said ---------------
 

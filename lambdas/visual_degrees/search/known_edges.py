@@ -206,6 +206,32 @@ def link_ends_to_graph(scope: SearchScope, *, besides: str | None = None) -> int
     return added
 
 
+def near(
+    scope: SearchScope, end: str, reads_left: int
+) -> tuple[dict[str, int], dict[str, int], dict[str, str]]:
+    """`end`'s component breadth first within `reads_left` adjacency reads and max_hops - 1 links
+    (a chain through them must fit): each person's distance, how many of the people read link to
+    them, and their names."""
+    limit = scope.options.max_hops - 1
+    depth = {end: 0}
+    seen: dict[str, int] = {}
+    names: dict[str, str] = {}
+    queue, reads = deque([end]), 0
+    while queue and reads < reads_left:
+        node = queue.popleft()
+        if depth[node] >= limit:
+            continue
+        reads += 1
+        around = scope.known.neighbours(node, MAX_ADOPTED)
+        for neighbour in around:
+            names.setdefault(neighbour.key, neighbour.name)
+            seen[neighbour.key] = seen.get(neighbour.key, 0) + 1
+            if neighbour.key not in depth:
+                depth[neighbour.key] = depth[node] + 1
+                queue.append(neighbour.key)
+    return depth, seen, names
+
+
 def _depth(parents: dict[str, str | None], node: str) -> int:
     return len(_walk(parents, node)) - 1
 

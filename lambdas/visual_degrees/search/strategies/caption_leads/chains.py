@@ -21,6 +21,7 @@ from visual_degrees.domain.queries import pair_query
 from visual_degrees.search.evidence import record
 from visual_degrees.search.observe import Observed, prefetch, read_page, recognise
 from visual_degrees.search.scope import SearchScope
+from visual_degrees.search.strategies.caption_leads import earlier_titles
 from visual_degrees.search.strategies.caption_leads.leads import LeadBook
 
 # Relative prices of proving a pair (a search costs five recognitions at list prices); a hunch costs
@@ -235,6 +236,8 @@ def read(scope: SearchScope, query: str, subjects: list[str]) -> Observed:
     hits = read_page(scope, query, shared=scope.rules.shared_cache, result=observed)
     if hits is not None and not observed.failed:
         scope.leads.save_page(query, subjects, hits, scope.ctx.clock.now())
+        if scope.rules.shared_cache and scope.rules.remember_edges and observed.searched:
+            earlier_titles.note_page(scope, hits)  # bought now: earlier runs' pages are kept already
     return observed
 
 

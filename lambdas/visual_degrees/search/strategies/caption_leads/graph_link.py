@@ -20,7 +20,6 @@ own page.
 from __future__ import annotations
 
 import hashlib
-from collections import deque
 
 from visual_degrees.domain.models import Person
 from visual_degrees.domain.names import name_key
@@ -31,7 +30,7 @@ from visual_degrees.domain.planning import (
 )
 from visual_degrees.domain.queries import pair_query
 from visual_degrees.domain.wording import plural
-from visual_degrees.search.known_edges import MAX_ADOPTED
+from visual_degrees.search.known_edges import near
 from visual_degrees.search.scope import SearchScope
 from visual_degrees.search.strategies.caption_leads.matching import ask_planner, keep_hunches
 
@@ -111,27 +110,9 @@ def _new_and_known(scope: SearchScope) -> tuple[Person, Person] | None:
 
 
 def candidates(scope: SearchScope, end: str) -> list[SidePerson]:
-    """People of `end`'s component to offer the planner, at most CANDIDATES: breadth first from
-    `end` within CANDIDATE_READS adjacency reads and max_hops - 1 links (a chain through them must
-    fit), those linked to the most of the people read first (a hub has met more people), then the
-    nearest."""
-    limit = scope.options.max_hops - 1
-    depth = {end: 0}
-    seen: dict[str, int] = {}
-    names: dict[str, str] = {}
-    queue, reads = deque([end]), 0
-    while queue and reads < CANDIDATE_READS:
-        node = queue.popleft()
-        if depth[node] >= limit:
-            continue
-        reads += 1
-        around = scope.known.neighbours(node, MAX_ADOPTED)
-        for neighbour in around:
-            names.setdefault(neighbour.key, neighbour.name)
-            seen[neighbour.key] = seen.get(neighbour.key, 0) + 1
-            if neighbour.key not in depth:
-                depth[neighbour.key] = depth[node] + 1
-                queue.append(neighbour.key)
+    """People of `end`'s component to offer the planner, at most CANDIDATES (see `near`): those
+    linked to the most of the people read first (a hub has met more people), then the nearest."""
+    depth, seen, names = near(scope, end, CANDIDATE_READS)
     ranked = sorted((k for k in depth if k != end), key=lambda k: (-seen[k], depth[k], k))
     return [SidePerson(name=names[k], distance=depth[k]) for k in ranked[:CANDIDATES]]
 

@@ -19,19 +19,21 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import partial
+from typing import Any
 
 from visual_degrees.domain.journal import PageToRead
+from visual_degrees.domain.models import ImageHit
 from visual_degrees.domain.queries import event_query, pair_query
 from visual_degrees.domain.records import Position
 from visual_degrees.domain.strategy import Knobs
 from visual_degrees.domain.wording import plural
 from visual_degrees.search.confirm import settle
-from visual_degrees.search.known_edges import earlier_chain, join_the_graph
+from visual_degrees.search.known_edges import chain_in_memory, earlier_chain, join_the_graph
 from visual_degrees.search.observe import Observed
 from visual_degrees.search.port import Price, StepResult
 from visual_degrees.search.progress import show_progress
 from visual_degrees.search.scope import Rules, SearchScope
-from visual_degrees.search.strategies.caption_leads import chains, expansion, matching, rescue
+from visual_degrees.search.strategies.caption_leads import chains, earlier_titles, expansion, matching, rescue
 from visual_degrees.search.strategies.caption_leads.graph_link import first_query, page_of_pair
 from visual_degrees.search.strategies.caption_leads.leads import LeadBook
 
@@ -55,6 +57,9 @@ class CaptionLeads:
         known = earlier_chain(scope)
         if known is not None:
             return known
+        tied = self._tie_from_titles(scope)
+        if tied is not None and tied.reached:
+            return tied
         state = scope.state
         a, b = state.person_a, state.person_b
         query = first_query(scope, ask=self.knobs.planner_matching) or pair_query(a.name, b.name)
@@ -75,7 +80,38 @@ class CaptionLeads:
                 f"{plural(len(book.names), 'person', 'people')} named"
             )
         reached, confirming = settle(scope, "s1")
-        return StepResult(reached=reached, observed=(got, looked, confirming))
+        before = (tied.observed or ()) if tied is not None else ()
+        return StepResult(reached=reached, observed=(*before, got, looked, confirming))
+
+    def _tie_from_titles(self, scope: SearchScope) -> StepResult | None:
+        """Before S1 buys a page: titles earlier runs read that name a new end with someone of the
+        other end's part of the graph, read back at no paid call, and the likeliest of their photos
+        recognised (earlier_titles.py). Reached when a link they prove closes a chain in the graph.
+        None: no such titles."""
+        if not (scope.rules.remember_edges and scope.rules.shared_cache):
+            return None
+        found = scope.decide("titles", lambda: _titles_page(scope))
+        if found is None:
+            return None
+        hits = [ImageHit.model_validate(h) for h in found["hits"]]
+        query = earlier_titles.page_name(found["name"])
+        scope.leads.save_page(query, [], hits, scope.ctx.clock.now())
+        book = self.book(scope)
+        photos = scope.decide(
+            "titles.photos",
+            lambda: [h.image_url for h in hits if book.available(h.image_url)][: earlier_titles.PHOTOS_TRIED],
+        )
+        scope.status(
+            f"{found['name']} is new to the evidence graph; earlier runs read "
+            f"{plural(len(hits), 'title')} naming them with people it links: recognising "
+            f"{plural(len(photos), 'photo')}",
+            earlier=True,
+        )
+        looked = chains.look(scope, book, photos)
+        reached = scope.decide("remembered.titles", lambda: chain_in_memory(scope))
+        if reached:
+            scope.status(f"A photo ties {found['name']} to the evidence graph", earlier=True)
+        return StepResult(reached=reached, observed=(looked,))
 
     def discover(self, scope: SearchScope) -> StepResult:
         """Read another page if no chain is in sight; stop if an end cannot be found."""
@@ -242,6 +278,14 @@ class CaptionLeads:
             if not book.hunches.get(key) or len(tried) >= RESCUE_SEARCHES:
                 return key
         return None
+
+
+def _titles_page(scope: SearchScope) -> dict[str, Any] | None:
+    found = earlier_titles.page_about(scope)
+    if found is None:
+        return None
+    new, hits = found
+    return {"key": new.key, "name": new.name, "hits": [h.dump() for h in hits]}
 
 
 def _chain_worth_chasing(scope: SearchScope, book: LeadBook) -> bool:

@@ -1,0 +1,77 @@
+"""Titles earlier runs read tie a new end to the evidence graph with no search
+(caption_leads/earlier_titles.py): a page an earlier question bought named the new end with someone
+of the graph; a later question about that end recognises that photo before S1 buys a page. A title
+is a lead, never a link: only a photo recognised on both faces ties the end."""
+
+from __future__ import annotations
+
+from tests.integration.test_graph_link_runs import ANN, BOB, DAN, EVE, GUS, ask, graph_of_ann_cat_dan_bob
+from tests.integration.test_lead_strategy import TitledWeb
+from tests.integration.test_strategies import still_up
+from tests.support.fakes import ListSink, face
+from visual_degrees.domain.models import ImageHit
+from visual_degrees.domain.names import name_key
+from visual_degrees.lifecycle.evidence_graph import MemoryGraphStore
+from visual_degrees.lifecycle.run_memory import SharedMemory
+from visual_degrees_tools.adapters.sqlite_memory import SqliteMemory
+
+
+def an_earlier_page_names_eve_with(web: TitledWeb, memory: SqliteMemory, *faces_in_photo: str) -> None:
+    """An earlier question (Ann — Gus) bought a page that also held a photo titled "Eve and Dan"."""
+    web.answer(
+        f"{ANN} {GUS}",
+        web.titled("u/ann-gus", f"{ANN} and {GUS} on set", face(ANN), face(GUS)),
+        web.titled("u/eve-dan", f"{EVE} and {DAN} at a gala", *(face(n) for n in faces_in_photo)),
+    )
+    assert ask(web, memory, ANN, GUS, None).outcome == "path"
+    web.asked.clear()
+
+
+def usage(result: object) -> tuple[int, int, int]:
+    got = result.final.data["usage"]  # type: ignore[attr-defined]
+    return got["searches"], got["recognitions"], got["llmCalls"]
+
+
+def test_a_title_an_earlier_run_read_ties_the_new_end_with_one_recognition_and_no_search() -> None:
+    # Given the graph Ann—Cat—Dan—Bob, and an earlier page titled "Eve and Dan at a gala"
+    memory = graph_of_ann_cat_dan_bob()
+    web = still_up(TitledWeb())
+    an_earlier_page_names_eve_with(web, memory, EVE, DAN)
+    sink = ListSink()
+    # When Bob — Eve is asked (Eve is new to the graph)
+    result = ask(web, memory, BOB, EVE, None, sink)
+    # Then that photo is recognised, and the chain on from Dan is read from the graph: nothing searched
+    assert result.final.data["path"] == [BOB, DAN, EVE]
+    assert usage(result) == (0, 1, 0) and web.asked == []
+    assert MemoryGraphStore(memory).link("live", name_key(DAN), name_key(EVE)) is not None
+    said = [e.data.get("message", "") for e in sink.events if e.type == "status"]
+    assert any("earlier runs read 1 title naming them" in m for m in said)
+
+
+def test_a_title_whose_photo_does_not_show_both_is_no_link_and_s1_reads_its_page() -> None:
+    # Given an earlier page's title naming Eve and Dan on a photo of Eve alone
+    memory = graph_of_ann_cat_dan_bob()
+    web = still_up(TitledWeb())
+    an_earlier_page_names_eve_with(web, memory, EVE)
+    web.answer(f"{BOB} {EVE}", web.titled("u/bob-eve", f"{BOB} and {EVE} on stage", face(BOB), face(EVE)))
+    # When Bob — Eve is asked
+    result = ask(web, memory, BOB, EVE, None)
+    # Then the title made no link; the run bought S1's page and found the pair on it
+    assert MemoryGraphStore(memory).link("live", name_key(DAN), name_key(EVE)) is None
+    assert result.final.data["path"] == [BOB, EVE]
+    assert [q for q, _ in web.asked] == [f"{BOB} {EVE}"] and usage(result)[:2] == (1, 2)
+
+
+def test_titles_naming_the_end_with_nobody_of_the_other_ends_graph_are_not_tried() -> None:
+    # Given a title naming Eve with Gus, whom the graph does not hold (it holds Ann—Bob)
+    memory = SqliteMemory(":memory:")
+    web = still_up(TitledWeb())
+    web.answer(f"{ANN} {BOB}", web.titled("u/ann-bob", f"{ANN} and {BOB}", face(ANN), face(BOB)))
+    assert ask(web, memory, ANN, BOB, None).outcome == "path"
+    url = web.titled("u/eve-gus", f"{EVE} and {GUS}", face(EVE), face(GUS))
+    SharedMemory(memory, "live").note_titles(name_key(EVE), [ImageHit(image_url=url, title=web.titles[url])])
+    web.answer(f"{BOB} {EVE}", web.titled("u/bob-eve", f"{BOB} and {EVE}", face(BOB), face(EVE)))
+    web.asked.clear()
+    # When Bob — Eve is asked, then nothing is recognised before S1's page
+    result = ask(web, memory, BOB, EVE, None)
+    assert result.final.data["path"] == [BOB, EVE] and usage(result)[:2] == (1, 1)
