@@ -20,7 +20,7 @@ from collections import deque
 from itertools import pairwise
 
 from visual_degrees.domain.graph_links import proven_date
-from visual_degrees.domain.models import Edge
+from visual_degrees.domain.models import Edge, Person
 from visual_degrees.domain.wording import plural
 from visual_degrees.search.evidence import accept_edge
 from visual_degrees.search.observe import Observed, PhotoCheck, photo_check
@@ -204,6 +204,15 @@ def link_ends_to_graph(scope: SearchScope, *, besides: str | None = None) -> int
                     queue.append(neighbour.key)
     scope.graph.flush()
     return added
+
+
+def new_and_known(scope: SearchScope) -> tuple[Person, Person] | None:
+    """(the end the graph has no link of, the end it has one of), or None unless exactly one is new."""
+    a, b = scope.state.person_a, scope.state.person_b
+    in_a, in_b = (bool(scope.known.neighbours(end.key, 1)) for end in (a, b))
+    if in_a == in_b:
+        return None
+    return (b, a) if in_a else (a, b)
 
 
 def near(

@@ -16,7 +16,7 @@ from collections import defaultdict
 
 from visual_degrees.domain.captions import keys_in_title
 from visual_degrees.domain.models import ImageHit, Person
-from visual_degrees.search.known_edges import near
+from visual_degrees.search.known_edges import near, new_and_known
 from visual_degrees.search.scope import SearchScope
 
 # Titles read back per new end: one query of its items.
@@ -56,17 +56,15 @@ def note_page(scope: SearchScope, hits: list[ImageHit]) -> None:
 def page_about(scope: SearchScope) -> tuple[Person, list[ImageHit]] | None:
     """(the new end, the titles naming it with someone of the other end's part of the graph, the
     likeliest first), or None unless exactly one end is new to the graph and such titles exist."""
-    a, b = scope.state.person_a, scope.state.person_b
-    in_a, in_b = (bool(scope.known.neighbours(end.key, 1)) for end in (a, b))
-    if in_a == in_b:
+    ends = new_and_known(scope)
+    if ends is None:
         return None
-    new, known = (b, a) if in_a else (a, b)
+    new, known = ends
     hits = scope.shared.titles_naming(new.key, TITLES_READ)
     if not hits:
         return None
-    depth, _, _ = near(
-        scope, known.key, ADJACENCY_READS
-    )  # those a chain through one more link to the new end fits
+    # Those of the known end's part a chain fits through with one more link, to the new end.
+    depth, _, _ = near(scope, known.key, ADJACENCY_READS)
     kept: list[tuple[int, int, ImageHit]] = []
     for hit in hits:
         others = [key for key in keys_in_title(hit.title) if key != new.key]

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import hashlib
 
-from visual_degrees.domain.models import Person
 from visual_degrees.domain.names import name_key
 from visual_degrees.domain.planning import (
     ConnectContext,
@@ -30,7 +29,7 @@ from visual_degrees.domain.planning import (
 )
 from visual_degrees.domain.queries import pair_query
 from visual_degrees.domain.wording import plural
-from visual_degrees.search.known_edges import near
+from visual_degrees.search.known_edges import near, new_and_known
 from visual_degrees.search.scope import SearchScope
 from visual_degrees.search.strategies.caption_leads.matching import ask_planner, keep_hunches
 
@@ -55,7 +54,7 @@ def _link_query(scope: SearchScope) -> str | None:
     a, b = scope.state.person_a, scope.state.person_b
     if scope.rules.shared_cache and scope.shared.unsolved(a.key, b.key) is not None:
         return None  # asked before and unsolved: that run's pages and hunches are reused, not bought again
-    ends = _new_and_known(scope)
+    ends = new_and_known(scope)
     planner = scope.ctx.providers.planner
     if ends is None or planner is None or not hasattr(planner, "connect"):
         return None
@@ -98,15 +97,6 @@ def page_of_pair(pages: dict[str, int], *pair: str) -> tuple[str, int] | None:
     for the pair and a guess, whose query starts with the pair's and which ranks its photos as high."""
     read = [(q, n) for q, n in pages.items() if q in pair or q.startswith(tuple(f"{p} " for p in pair))]
     return min(read, key=lambda page: len(page[0])) if read else None
-
-
-def _new_and_known(scope: SearchScope) -> tuple[Person, Person] | None:
-    """(the end the graph has no link of, the end it has one of), or None unless exactly one is new."""
-    a, b = scope.state.person_a, scope.state.person_b
-    in_a, in_b = (bool(scope.known.neighbours(end.key, 1)) for end in (a, b))
-    if in_a == in_b:
-        return None
-    return (b, a) if in_a else (a, b)
 
 
 def candidates(scope: SearchScope, end: str) -> list[SidePerson]:
