@@ -308,6 +308,11 @@ class RunEvidence(RunItems):
     def edges(self) -> list[Edge]:
         return [Edge.model_validate(i.data) for i in self._scan("edge#")]
 
+    def shown_edges(self) -> list[Edge]:
+        """The edges a client may be shown and an answer may claim: proven by this run, or reused
+        from an earlier run and re-checked by this one (Evidence.shown)."""
+        return [e for e in self.edges() if e.evidence.shown]
+
     def edges_after(self, after: str | None, limit: int) -> list[tuple[str, Edge]]:
         """Up to `limit` edges in id order after the edge id `after` (None: from the first), with
         their ids: the verified graph read in pages."""

@@ -56,9 +56,8 @@ def run(state: RunState, ctx: StepContext) -> RunState:
             "usage": scope.budget.usage().dump(),
             "simSeconds": round(ctx.clock.now() - state.started_at, 3),
             # Bounded (an event must fit one WebSocket message): around A, B and the partial chain.
-            # Only links this run proved or re-checked (Evidence.shown).
             "graph": graph_summary(
-                [e for e in scope.evidence.edges() if e.evidence.shown],
+                scope.evidence.shown_edges(),
                 scope.evidence.names(),
                 [state.person_a.key, state.person_b.key, *chain.from_iterable(paths)],
             ),

@@ -20,7 +20,7 @@ def run(state: RunState, ctx: StepContext) -> RunState:
         reused_photos_resolve(scope, "s6")  # the shortening phase may have moved the answer's chain
     # Only links this run proved or re-checked are claimed or shown: past MAX_RECHECKS gone chains,
     # the answer is the shortest chain of those, which the step that reached S6 re-checked (confirm.py).
-    edges = [e for e in scope.evidence.edges() if e.evidence.shown]
+    edges = scope.evidence.shown_edges()
     chain = answer_chain(scope, edges)
     if chain is None:
         # Only a bug can route here without such a chain; fail loudly rather than claim a path.
