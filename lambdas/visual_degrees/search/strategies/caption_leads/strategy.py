@@ -285,7 +285,7 @@ def _titles_page(scope: SearchScope) -> dict[str, Any] | None:
     if found is None:
         return None
     new, hits = found
-    return {"key": new.key, "name": new.name, "hits": [h.dump() for h in hits]}
+    return {"name": new.name, "hits": [h.dump() for h in hits]}
 
 
 def _chain_worth_chasing(scope: SearchScope, book: LeadBook) -> bool:
