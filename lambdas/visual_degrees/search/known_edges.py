@@ -148,11 +148,11 @@ def set_aside(scope: SearchScope, a: str, b: str, *, gone: bool) -> None:
     scope.graph.keep_out(a, b)
 
 
-def shortest_known(scope: SearchScope, a: str, b: str) -> list[str] | None:
-    """The fewest-links chain a..b (person keys) the graph holds within max hops, found breadth
-    first from both ends a whole layer at a time (so the first meeting is a shortest one), within
-    MAX_READS adjacency reads."""
-    max_hops = scope.options.max_hops
+def shortest_known(scope: SearchScope, a: str, b: str, max_hops: int | None = None) -> list[str] | None:
+    """The fewest-links chain a..b (person keys) the graph holds within max hops (the run's unless
+    given), found breadth first from both ends a whole layer at a time (so the first meeting is a
+    shortest one), within MAX_READS adjacency reads."""
+    max_hops = scope.options.max_hops if max_hops is None else max_hops
     parents: list[dict[str, str | None]] = [{a: None}, {b: None}]
     layers = [[a], [b]]
     reads, hops = 0, 0
@@ -178,6 +178,17 @@ def shortest_known(scope: SearchScope, a: str, b: str) -> list[str] | None:
         if reads >= MAX_READS:
             break
     return None
+
+
+def adopt_chain(scope: SearchScope, pairs: list[tuple[str, str]]) -> int:
+    """Bring these pairs' links of the graph into the run's graph, without cards (shown, once
+    re-checked, only if a chain through them is the answer); how many were new to it."""
+    added = 0
+    for x, y in pairs:
+        edge = scope.known.edge(x, y)
+        added += edge is not None and _adopt(scope, edge, card=False)
+    scope.graph.flush()
+    return added
 
 
 def link_ends_to_graph(scope: SearchScope, *, besides: str | None = None) -> int:

@@ -19,6 +19,7 @@ from visual_degrees.domain.models import ImageHit
 from visual_degrees.domain.paths import edge_id
 from visual_degrees.domain.queries import pair_query
 from visual_degrees.search.evidence import record
+from visual_degrees.search.named_in_graph import tie_named
 from visual_degrees.search.observe import Observed, prefetch, read_page, recognise
 from visual_degrees.search.scope import SearchScope
 from visual_degrees.search.strategies.caption_leads import earlier_titles
@@ -238,6 +239,7 @@ def read(scope: SearchScope, query: str, subjects: list[str]) -> Observed:
         scope.leads.save_page(query, subjects, hits, scope.ctx.clock.now())
         if scope.rules.shared_cache and scope.rules.remember_edges and observed.searched:
             earlier_titles.note_page(scope, hits)  # bought now: earlier runs' pages are kept already
+        scope.decide(f"named.{query}", lambda: tie_named(scope, hits))
     return observed
 
 
