@@ -220,7 +220,7 @@ def near(
 ) -> tuple[dict[str, int], dict[str, int], dict[str, str]]:
     """`end`'s component breadth first within `reads_left` adjacency reads and max_hops - 1 links
     (a chain through them must fit): each person's distance, how many of the people read link to
-    them, and their names."""
+    them, and their names. A link this run kept out (its photo did not resolve) is not walked."""
     limit = scope.options.max_hops - 1
     depth = {end: 0}
     seen: dict[str, int] = {}
@@ -233,6 +233,8 @@ def near(
         reads += 1
         around = scope.known.neighbours(node, MAX_ADOPTED)
         for neighbour in around:
+            if scope.graph.kept_out(node, neighbour.key):
+                continue
             names.setdefault(neighbour.key, neighbour.name)
             seen[neighbour.key] = seen.get(neighbour.key, 0) + 1
             if neighbour.key not in depth:

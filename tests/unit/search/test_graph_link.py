@@ -37,8 +37,11 @@ def graph(*pairs: str) -> KnownLinks:
     return KnownLinks(store, "web", clock=SimpleNamespace(now=lambda: 0.0), run_id="r")  # type: ignore[arg-type]
 
 
-def scope_on(known: KnownLinks, max_hops: int = 6) -> SimpleNamespace:
-    return SimpleNamespace(known=known, options=RunOptions(max_hops=max_hops))
+def scope_on(known: KnownLinks, max_hops: int = 6, *, kept_out: tuple[str, ...] = ()) -> SimpleNamespace:
+    """A step's scope over `known`, the links "a-b" of `kept_out` kept out of its run."""
+    out = {frozenset(pair.split("-")) for pair in kept_out}
+    run_graph = SimpleNamespace(kept_out=lambda a, b: frozenset((a, b)) in out)
+    return SimpleNamespace(known=known, options=RunOptions(max_hops=max_hops), graph=run_graph)
 
 
 def test_candidates_are_the_best_linked_first_then_the_nearest_without_the_end_itself() -> None:
@@ -62,6 +65,15 @@ def test_candidates_are_bounded_by_the_adjacency_reads_and_the_offer(monkeypatch
     people = candidates(scope_on(known), "b")  # type: ignore[arg-type]
     # x00, linked to most of the people read, first; then b's other neighbours before anyone further
     assert len(people) == 10 and people[0].name == "X00" and all(p.distance == 1 for p in people)
+
+
+def test_candidates_are_not_read_through_a_link_the_run_kept_out() -> None:
+    # Given b — c — d — e, and c — d kept out of the run (its photo did not resolve when re-checked)
+    known = graph("b-c", "c-d", "d-e", "b-f")
+    # When the planner's candidates are chosen for b
+    people = candidates(scope_on(known, kept_out=("d-c",)), "b")  # type: ignore[arg-type]
+    # Then no one is offered by way of c — d: only b's side of it
+    assert [p.name for p in people] == ["C", "F"]
 
 
 def test_guesses_are_the_candidates_the_new_end_met_nearest_the_known_end_first() -> None:
