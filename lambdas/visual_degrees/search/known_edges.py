@@ -229,9 +229,10 @@ def link_ends_to_graph(scope: SearchScope, *, besides: str | None = None) -> int
 
 
 def new_and_known(scope: SearchScope) -> tuple[Person, Person] | None:
-    """(the end the graph has no link of, the end it has one of), or None unless exactly one is new."""
+    """(the end the graph has no link of, the end it has one of), or None unless exactly one is new.
+    Read once a step (KnownLinks.holds): S1's titles and the planner's guess both ask."""
     a, b = scope.state.person_a, scope.state.person_b
-    in_a, in_b = (bool(scope.known.neighbours(end.key, 1)) for end in (a, b))
+    in_a, in_b = (scope.known.holds(end.key) for end in (a, b))
     if in_a == in_b:
         return None
     return (b, a) if in_a else (a, b)
