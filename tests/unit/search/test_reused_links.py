@@ -214,6 +214,7 @@ class Failing(FakeWeb):
         self.error = error
 
     def fetch(self, url: str) -> FetchedImage:
+        self.calls["fetch"] += 1
         raise self.error
 
 
@@ -232,6 +233,29 @@ class Failing(FakeWeb):
 def test_only_an_answer_about_the_photo_itself_says_it_is_gone(error: Exception, check: str) -> None:
     run = run_of(Failing(error))
     assert photo_check(run.scope, "https://earlier.test/a.jpg", "abc") == check
+
+
+@pytest.mark.parametrize(
+    ("error", "check"),
+    [
+        (TransientProviderError("image download timed out"), "unreachable"),
+        (ProviderError("dead link"), "gone"),
+    ],
+)
+def test_a_failed_fetch_is_told_gone_or_unreachable_from_one_read_of_the_runs_fetch_item(
+    error: Exception, check: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Given a run whose fetch items are counted as they are read
+    run = run_of(Failing(error))
+    caches = run.scope.caches
+    reads: list[str] = []
+    read = caches.cached_fetch
+    monkeypatch.setattr(caches, "cached_fetch", lambda url: reads.append(url) or read(url))
+    # When a reused link's photo fails its re-check, then is asked about again
+    url = "https://earlier.test/a.jpg"
+    said = [photo_check(run.scope, url, "abc") for _ in range(2)]
+    # Then each answer read the fetch item once, and the second came from it, as the first said
+    assert said == [check, check] and reads == [url, url] and run.web.calls["fetch"] == 1
 
 
 def test_a_pair_the_run_proved_itself_is_not_withdrawn_when_the_graphs_link_for_it_is_set_aside() -> None:
