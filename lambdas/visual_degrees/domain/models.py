@@ -126,6 +126,14 @@ class Evidence(Model):
     def _shown(cls, event: str | None) -> str | None:
         return None if event is None else shown_text(event, MAX_EVENT_CHARS)
 
+    @model_serializer(mode="wrap")
+    def _rechecked_when_it_applies(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        # Only a reused link is re-checked: evidence the run proved itself is stored and sent as before.
+        data: dict[str, Any] = handler(self)
+        if not self.rechecked:
+            data.pop("rechecked", None)
+        return data
+
     @property
     def strength(self) -> float:
         """An image proves an edge only as well as its weaker face."""

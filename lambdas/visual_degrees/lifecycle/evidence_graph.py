@@ -74,12 +74,21 @@ class KnownLinks:
 
     def __init__(self, store: GraphStore, web: str, clock: Clock, run_id: str) -> None:
         self.store, self.web, self.clock, self.run_id = store, web, clock, run_id
+        self._holds: dict[str, bool] = {}  # person key -> linked in the graph, as read (see holds)
 
     def remember(self, edge: Edge) -> None:
         """Keep a link this run proved. A link read from the graph is not kept again: only a new
         proof (a photo recognised now) starts its retention again."""
         if not edge.evidence.earlier_run:
             self.store.add(self.web, GraphLink.of(edge, proven_at=self.clock.now(), run_id=self.run_id))
+            self._holds.update({edge.a: True, edge.b: True})
+
+    def holds(self, key: str) -> bool:
+        """Does the graph link `key` to anyone? Read once for the view's life (one step), kept up to
+        date with what the step itself remembers and forgets."""
+        if key not in self._holds:
+            self._holds[key] = bool(self.neighbours(key, 1))
+        return self._holds[key]
 
     def neighbours(self, key: str, limit: int | None = None) -> list[Neighbour]:
         return self.store.neighbours(self.web, key, limit)
@@ -94,3 +103,5 @@ class KnownLinks:
 
     def forget(self, a: str, b: str) -> None:
         self.store.forget(self.web, a, b)
+        for end in (a, b):  # it may have been the end's only link
+            self._holds.pop(end, None)

@@ -33,7 +33,7 @@ ceilings, it takes a place under the client's cap like a start, and its executio
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -42,7 +42,7 @@ from visual_degrees.domain.ceilings import RunCeilings
 from visual_degrees.domain.costs import DEFAULT_COSTS, CostTable
 from visual_degrees.domain.errors import ConditionFailed, RunInProgress, RunNotFound
 from visual_degrees.domain.ids import execution_name, new_run_id
-from visual_degrees.domain.models import Budgets, RunOptions, RunState
+from visual_degrees.domain.models import Budgets, Edge, RunOptions, RunState
 from visual_degrees.domain.outcomes import BY_EVENT, FINISHED_STATUSES, TERMINAL_EVENTS, run_status
 from visual_degrees.domain.records import RunMeta
 from visual_degrees.domain.requests import parse_options, require_startable, validate_hint, validate_pair
@@ -480,19 +480,21 @@ class RunsApi:
         was the last). A page holds GRAPH_PAGE_EDGES links at most and always fits one message.
         A link reused from an earlier run is left out until the run has re-checked its photo
         (Evidence.shown): the run holds it to look for chains, but it is no link to show yet; once
-        re-checked, it says so and when it was proven (`earlierRun`, `provenAt`)."""
-        found = RunEvidence(self._memory, run_id, ttl).edges_after(cursor, GRAPH_PAGE_EDGES + 1)
-        more = len(found) > GRAPH_PAGE_EDGES
+        re-checked, it says so and when it was proven (`earlierRun`, `provenAt`); the page fills
+        up from the links after it, and the cursor is the last link it examined."""
         nodes: dict[str, dict[str, str]] = {}
         links: list[dict[str, Any]] = []
         page: dict[str, Any] = {"type": "graph", "runId": run_id, "nodes": [], "edges": [], "cursor": cursor}
         room = MAX_EVENT_BYTES - wire_size(page)
-        last = cursor
-        for edge_id, edge in found[:GRAPH_PAGE_EDGES]:
+        last, more = cursor, False
+        for edge_id, edge in _edges_from(RunEvidence(self._memory, run_id, ttl), cursor):
             ev = edge.evidence
             if not ev.shown:
                 last = edge_id
                 continue
+            if len(links) == GRAPH_PAGE_EDGES:
+                more = True
+                break
             link = {
                 "source": edge.a,
                 "target": edge.b,
@@ -516,3 +518,14 @@ class RunsApi:
             room -= cost
             last = edge_id
         return {**page, "nodes": list(nodes.values()), "edges": links, "cursor": last if more else None}
+
+
+def _edges_from(evidence: RunEvidence, cursor: str | None) -> Iterator[tuple[str, Edge]]:
+    """The run's links after `cursor` in id order, read a page's worth at a time (one read when no
+    link is left out of the page)."""
+    while True:
+        found = evidence.edges_after(cursor, GRAPH_PAGE_EDGES + 1)
+        yield from found
+        if len(found) <= GRAPH_PAGE_EDGES:
+            return
+        cursor = found[-1][0]

@@ -35,6 +35,8 @@ MAX_ADOPTED = 60
 MAX_COMPONENT_LINKS = 120
 # Chains looked for again after a link's photo was found gone.
 MAX_RECHECKS = 3
+# Chains looked for in all: one on a photo that failed already is passed over with no re-check.
+MAX_LOOKS = 10
 
 
 def earlier_chain(scope: SearchScope) -> StepResult | None:
@@ -110,11 +112,16 @@ def import_known(scope: SearchScope, key: str) -> int:
 def chain_in_memory(scope: SearchScope) -> bool:
     """Look for the shortest chain A..B within max hops among remembered links; adopt it (shown as
     evidence, photo by photo) if every photo of it still resolves. A link whose photo does not is
-    set aside, and the next shortest chain is looked for."""
+    set aside, and the next shortest chain is looked for (MAX_RECHECKS times). A photo counts once:
+    a group photo backs a link per pair of its people, and a link on a photo that failed already is
+    set aside as its first link was, spending no re-check. (The same bytes at another URL are
+    checked there: a copy elsewhere may well resolve.)"""
     if not scope.rules.remember_edges:
         return False
     a, b = scope.state.person_a.key, scope.state.person_b.key
-    for _ in range(MAX_RECHECKS):
+    failed_urls: set[str] = set()  # photos whose re-check failed in this look
+    rechecks = 0
+    for _ in range(MAX_LOOKS):
         keys = shortest_known(scope, a, b)
         if keys is None:
             return False
@@ -122,7 +129,13 @@ def chain_in_memory(scope: SearchScope) -> bool:
         edges = [e for e in chain if e is not None and _adopt(scope, e, card=True, check_only=True)]
         if len(edges) < len(chain):
             return False  # another identity holds a name of it in this run: not this chain
-        failed = [(e, check) for e in edges if (check := reused_photo(scope, e)) != "resolves"]
+        failed = [(e, check) for e in edges if (check := _failed_before(scope, failed_urls, e))]
+        if not failed:
+            if rechecks == MAX_RECHECKS:
+                return False
+            rechecks += 1
+            failed = [(e, check) for e in edges if (check := reused_photo(scope, e)) != "resolves"]
+            failed_urls.update(e.evidence.image_url for e, _ in failed)
         for e, check in failed:
             set_aside(scope, e.a, e.b, gone=check == "gone")
         if failed:
@@ -132,6 +145,15 @@ def chain_in_memory(scope: SearchScope) -> bool:
         scope.graph.flush()
         return scope.graph.connects(a, b, scope.options.max_hops, scope.rules.strong_confidence)
     return False
+
+
+def _failed_before(scope: SearchScope, failed_urls: set[str], edge: Edge) -> PhotoCheck | None:
+    """How `edge`'s photo fails when its URL failed already (None: not known to): the run's fetch
+    of it answers, as a re-check would, and nothing is fetched again."""
+    if edge.evidence.image_url not in failed_urls:
+        return None
+    check = reused_photo(scope, edge)
+    return None if check == "resolves" else check
 
 
 def reused_photo(scope: SearchScope, edge: Edge) -> PhotoCheck:
@@ -218,9 +240,10 @@ def link_ends_to_graph(scope: SearchScope, *, besides: str | None = None) -> int
 
 
 def new_and_known(scope: SearchScope) -> tuple[Person, Person] | None:
-    """(the end the graph has no link of, the end it has one of), or None unless exactly one is new."""
+    """(the end the graph has no link of, the end it has one of), or None unless exactly one is new.
+    Read once a step (KnownLinks.holds): S1's titles and the planner's guess both ask."""
     a, b = scope.state.person_a, scope.state.person_b
-    in_a, in_b = (bool(scope.known.neighbours(end.key, 1)) for end in (a, b))
+    in_a, in_b = (scope.known.holds(end.key) for end in (a, b))
     if in_a == in_b:
         return None
     return (b, a) if in_a else (a, b)
@@ -231,7 +254,7 @@ def near(
 ) -> tuple[dict[str, int], dict[str, int], dict[str, str]]:
     """`end`'s component breadth first within `reads_left` adjacency reads and max_hops - 1 links
     (a chain through them must fit): each person's distance, how many of the people read link to
-    them, and their names."""
+    them, and their names. A link this run kept out (its photo did not resolve) is not walked."""
     limit = scope.options.max_hops - 1
     depth = {end: 0}
     seen: dict[str, int] = {}
@@ -244,6 +267,8 @@ def near(
         reads += 1
         around = scope.known.neighbours(node, MAX_ADOPTED)
         for neighbour in around:
+            if scope.graph.kept_out(node, neighbour.key):
+                continue
             names.setdefault(neighbour.key, neighbour.name)
             seen[neighbour.key] = seen.get(neighbour.key, 0) + 1
             if neighbour.key not in depth:

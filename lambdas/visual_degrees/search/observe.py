@@ -16,7 +16,7 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Literal, TypeVar
+from typing import Any, Literal, TypeVar
 
 from visual_degrees.domain.errors import (
     NoSlotInTime,
@@ -277,22 +277,30 @@ def _ready(got: _Fetched) -> _Fetched:
 
 def _fetch(scope: SearchScope, hit: ImageHit, shared: bool) -> _Fetched | None:
     """The usable image behind `hit` (fetch results cached per URL), or None if it is unusable."""
+    outcome, image = _fetch_outcome(scope, hit.image_url, shared)
+    return None if "error" in outcome else _Fetched(hit, outcome["sha256"], image)
+
+
+def _fetch_outcome(scope: SearchScope, url: str, shared: bool) -> tuple[dict[str, Any], FetchedImage | None]:
+    """How fetching `url` went, as cached per URL ({"sha256"} or {"error", "transient"}), and the
+    image when fetched now (None: the outcome was cached by an earlier attempt or run)."""
     mem = scope.caches
-    cached = mem.cached_fetch(hit.image_url)
-    if cached is None and shared and (cached := scope.shared.fetch(hit.image_url)) is not None:
-        mem.cache_fetch(hit.image_url, cached)
+    cached = mem.cached_fetch(url)
+    if cached is None and shared and (cached := scope.shared.fetch(url)) is not None:
+        mem.cache_fetch(url, cached)
     if cached is not None:
-        return None if "error" in cached else _Fetched(hit, cached["sha256"], None)
+        return cached, None
     try:
-        image = scope.ctx.providers.fetcher.fetch(hit.image_url)
+        image = scope.ctx.providers.fetcher.fetch(url)
     except (ProviderError, TransientProviderError) as exc:
         # A transient failure is remembered for this run only: another run may find the link alive.
-        mem.cache_fetch(hit.image_url, {"error": exc.code, "transient": _transient(exc)})
-        return None
-    mem.cache_fetch(hit.image_url, {"sha256": image.sha256})
+        failed = {"error": exc.code, "transient": _transient(exc)}
+        mem.cache_fetch(url, failed)
+        return failed, None
+    mem.cache_fetch(url, {"sha256": image.sha256})
     if shared:
-        scope.shared.cache_fetch(hit.image_url, {"sha256": image.sha256})
-    return _Fetched(hit, image.sha256, image)
+        scope.shared.cache_fetch(url, {"sha256": image.sha256})
+    return {"sha256": image.sha256}, image
 
 
 def _recognise(scope: SearchScope, got: _Fetched, shared: bool) -> list[Face] | None:
@@ -332,11 +340,10 @@ _PASSING_REASONS = frozenset({"timeout", "unreachable", "unresolvable", "http_40
 def photo_check(scope: SearchScope, image_url: str, sha256: str) -> PhotoCheck:
     """Does the photo at `image_url` still serve the image it served (its sha256)? Fetched again (a
     fetch is not a paid call), unless this run fetched it already; earlier runs' answers do not count."""
-    got = _fetch(scope, ImageHit(image_url=image_url), shared=False)
-    if got is None:
-        failed = scope.caches.cached_fetch(image_url) or {}
-        return "unreachable" if failed.get("transient") else "gone"
-    return "resolves" if not sha256 or got.sha256 == sha256 else "gone"
+    outcome, _ = _fetch_outcome(scope, image_url, shared=False)
+    if "error" in outcome:
+        return "unreachable" if outcome.get("transient") else "gone"
+    return "resolves" if not sha256 or outcome["sha256"] == sha256 else "gone"
 
 
 def _transient(exc: ProviderError | TransientProviderError) -> bool:

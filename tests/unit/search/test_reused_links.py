@@ -36,9 +36,12 @@ def reused(run: Run, x: str, y: str, *, gone: bool, timeouts: int = 0) -> str:
     return edge.evidence.image_url
 
 
-def remembered(run: Run, x: str, y: str, *, gone: bool = False, timeouts: int = 0) -> Edge:
-    """A link x–y an earlier run proved, held by the deployment's graph (see `reused`)."""
-    url = f"https://earlier.test/{key(x)}-{key(y)}.jpg".replace(" ", "-")
+def remembered(
+    run: Run, x: str, y: str, *, gone: bool = False, timeouts: int = 0, url: str | None = None
+) -> Edge:
+    """A link x–y an earlier run proved, held by the deployment's graph (see `reused`); `url`: the
+    photo backing it, when another link's photo does too (a group photo)."""
+    url = url or f"https://earlier.test/{key(x)}-{key(y)}.jpg".replace(" ", "-")
     if not gone:
         run.web.photo(url, face(x), face(y))
     run.web.timeouts[url] = timeouts
@@ -167,6 +170,27 @@ def test_a_chain_in_the_graph_on_a_photo_not_reached_now_is_passed_over_for_the_
     assert xb not in {e["imageUrl"] for e in run.sink.of("evidence")}
 
 
+def test_a_group_photo_not_reached_now_spends_one_re_check_however_many_chains_go_through_it() -> None:
+    # Given the deployment's graph holding A — P — B for P of a group photo with A whose host times
+    # out (more chains through it than the run re-checks), and A — Y — Z — B, all photos up
+    run = run_of(FakeWeb(), knobs=WALK)
+    group = "https://earlier.test/group.jpg"
+    people = [f"Person {n}" for n in range(MAX_RECHECKS)]
+    for p in people:
+        remembered(run, A, p, timeouts=99, url=group)
+        remembered(run, p, B)
+    for x, y in ((A, Y), (Y, "Meg Ryan"), ("Meg Ryan", B)):
+        remembered(run, x, y)
+    # When the run asks the graph first
+    found = chain_in_memory(run.scope)
+    # Then the chain on good photos answers: the group photo counted once, its links kept out of the
+    # run only, and the graph keeps them for later runs
+    assert found and run.scope.graph.connects(key(A), key(B), 3) and run.web.timeouts[group] == 98
+    assert all(run.scope.graph.kept_out(key(A), key(p)) for p in people)
+    assert all(run.scope.known.link(key(A), key(p)) is not None for p in people)
+    assert group not in {e["imageUrl"] for e in run.sink.of("evidence")}
+
+
 def test_a_pair_the_run_proved_itself_stands_when_a_stronger_reused_link_of_it_has_lost_its_photo() -> None:
     # Given A — X proven by the run, the same pair reused from an earlier run on a stronger photo
     # since gone, and X — B proven by this step
@@ -190,6 +214,7 @@ class Failing(FakeWeb):
         self.error = error
 
     def fetch(self, url: str) -> FetchedImage:
+        self.calls["fetch"] += 1
         raise self.error
 
 
@@ -208,6 +233,29 @@ class Failing(FakeWeb):
 def test_only_an_answer_about_the_photo_itself_says_it_is_gone(error: Exception, check: str) -> None:
     run = run_of(Failing(error))
     assert photo_check(run.scope, "https://earlier.test/a.jpg", "abc") == check
+
+
+@pytest.mark.parametrize(
+    ("error", "check"),
+    [
+        (TransientProviderError("image download timed out"), "unreachable"),
+        (ProviderError("dead link"), "gone"),
+    ],
+)
+def test_a_failed_fetch_is_told_gone_or_unreachable_from_one_read_of_the_runs_fetch_item(
+    error: Exception, check: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Given a run whose fetch items are counted as they are read
+    run = run_of(Failing(error))
+    caches = run.scope.caches
+    reads: list[str] = []
+    read = caches.cached_fetch
+    monkeypatch.setattr(caches, "cached_fetch", lambda url: reads.append(url) or read(url))
+    # When a reused link's photo fails its re-check, then is asked about again
+    url = "https://earlier.test/a.jpg"
+    said = [photo_check(run.scope, url, "abc") for _ in range(2)]
+    # Then each answer read the fetch item once, and the second came from it, as the first said
+    assert said == [check, check] and reads == [url, url] and run.web.calls["fetch"] == 1
 
 
 def test_a_pair_the_run_proved_itself_is_not_withdrawn_when_the_graphs_link_for_it_is_set_aside() -> None:
