@@ -42,7 +42,7 @@ def tie_named(scope: SearchScope, hits: list[ImageHit]) -> int:
     lookups, chains, added = 0, 0, 0
     met: dict[str, list[str]] = {}
     for end, other in ((a, b), (b, a)):
-        if not scope.known.neighbours(other, 1):
+        if not scope.known.holds(other):
             continue  # the other end is in no link of the graph: no chain to read from it
         for person in named_with(hits, end):
             if person in (a, b) or person in scope.graph:
@@ -50,7 +50,7 @@ def tie_named(scope: SearchScope, hits: list[ImageHit]) -> int:
             if lookups >= LOOKUPS or chains >= CHAINS:
                 break
             lookups += 1
-            if not scope.known.neighbours(person, 1):
+            if not scope.known.holds(person):
                 continue
             chains += 1
             # One link (the end with them) still to prove: their chain must fit in one pair fewer.
