@@ -46,7 +46,24 @@ def test_someone_named_beside_the_new_end_far_in_the_graph_closes_the_chain_with
     edges = result.final.data["edges"]
     assert [e["evidence"]["earlierRun"] for e in edges] == [True, True, True, False]
     assert MemoryGraphStore(memory).link("live", name_key(ANN), name_key(EVE)) is not None
-    assert any(f"named beside {EVE} on this page to {BOB}" in m for m in statuses(sink))
+    assert any(f"names beside {EVE} to the other end" in m for m in statuses(sink))
+
+
+def test_two_new_ends_each_named_beside_someone_of_the_graph_meet_through_it() -> None:
+    # Given the graph Ann—Cat—Dan—Bob, and a page naming Eve beside Ann and Gus beside Bob
+    memory = graph_of_ann_cat_dan_bob()
+    web = still_up(TitledWeb())
+    web.answer(
+        f"{EVE} {GUS}",
+        web.titled("u/eve-ann", f"{EVE} and {ANN} at a gala", face(EVE), face(ANN)),
+        web.titled("u/gus-bob", f"{GUS} and {BOB} on set", face(GUS), face(BOB)),
+    )
+    # When Eve — Gus is asked (both new to the graph)
+    result = ask(web, memory, EVE, GUS, None)
+    # Then the graph's chain between the two people named beside them is read, and two photos answer
+    assert result.final.data["path"] == [EVE, ANN, CAT, DAN, BOB, GUS]
+    usage = result.final.data["usage"]
+    assert (usage["searches"], usage["recognitions"]) == (1, 2)
 
 
 @pytest.mark.usefixtures("one_link_brought_in")
@@ -72,7 +89,7 @@ def test_someone_of_another_part_of_the_graph_is_not_brought_in() -> None:
     result = ask(web, memory, BOB, EVE, None, sink)
     # Then Gus is in no chain to Bob: nothing is brought in for him, and no chain is claimed
     assert result.outcome == "no_path"
-    assert not any("named beside" in m for m in statuses(sink))
+    assert not any("names beside" in m for m in statuses(sink))
 
 
 def test_named_with_counts_the_titles_naming_each_person_beside_the_end() -> None:

@@ -31,42 +31,56 @@ CHAINS = 3
 
 
 def tie_named(scope: SearchScope, hits: list[ImageHit]) -> int:
-    """Bring in the graph's chains from the people these titles name with an end to the other end;
-    how many links joined the run."""
+    """Bring in the graph's chains from the people these titles name beside a new end to the other
+    end (or, when both are new, to the people named beside the other); how many links joined."""
     if not scope.rules.remember_edges:
         return 0
     state = scope.state
     a, b = state.person_a.key, state.person_b.key
     if scope.graph.connects(a, b, scope.options.max_hops, scope.rules.strong_confidence):
         return 0
-    lookups, chains, added = 0, 0, 0
-    met: dict[str, list[str]] = {}
+    held = {end: scope.known.holds(end) for end in (a, b)}
+    lookups = [LOOKUPS]
+    near = {end: [] if held[end] else _in_graph(scope, named_with(hits, end), lookups) for end in (a, b)}
+    routes: dict[frozenset[str], tuple[str, int]] = {}
     for end, other in ((a, b), (b, a)):
-        if not scope.known.holds(other):
-            continue  # the other end is in no link of the graph: no chain to read from it
-        for person in named_with(hits, end):
-            if person in (a, b) or person in scope.graph:
-                continue  # the run can already chain through them
-            if lookups >= LOOKUPS or chains >= CHAINS:
-                break
-            lookups += 1
-            if not scope.known.holds(person):
-                continue
-            chains += 1
-            # One link (the end with them) still to prove: their chain must fit in one pair fewer.
-            keys = shortest_known(scope, person, other, scope.options.max_hops - 1)
-            if keys is not None and (joined := adopt_chain(scope, list(pairwise(keys)))):
-                met.setdefault(end, []).append(person)
-                added += joined
-    for end, people in met.items():
-        name = state.person_a.name if end == a else state.person_b.name
-        other_name = state.person_b.name if end == a else state.person_a.name
+        # Links still to prove: the end with the person named beside it (and the other end with
+        # theirs, when it is new too); the graph's chain must fit in what the hop limit leaves.
+        targets, to_prove = ([other], 1) if held[other] else (near[other], 2)
+        for person in near[end]:
+            for target in targets:
+                routes.setdefault(frozenset((person, target)), (end, scope.options.max_hops - to_prove))
+    added, met = 0, set()
+    for pair, (end, hops) in list(routes.items())[:CHAINS]:
+        x, y = sorted(pair)
+        keys = shortest_known(scope, x, y, hops) if hops > 0 else None
+        if keys is not None and (joined := adopt_chain(scope, list(pairwise(keys)))):
+            met.add(end)
+            added += joined
+    if added:
+        who = " and ".join(state.person_a.name if end == a else state.person_b.name for end in sorted(met))
         scope.status(
-            f"Earlier runs linked {plural(len(people), 'person', 'people')} named beside {name} on "
-            f"this page to {other_name}: a photo of {name} with one of them closes a chain",
+            f"Earlier runs linked people this page names beside {who} to the other end "
+            f"({plural(added, 'link')}): a photo of them together closes a chain",
             earlier=True,
         )
     return added
+
+
+def _in_graph(scope: SearchScope, people: list[str], lookups: list[int]) -> list[str]:
+    """Those of `people` the graph holds and the run's graph does not (one read each, while
+    `lookups` lasts), at most CHAINS."""
+    found: list[str] = []
+    a, b = scope.state.person_a.key, scope.state.person_b.key
+    for person in people:
+        if len(found) >= CHAINS or lookups[0] <= 0:
+            break
+        if person in (a, b) or person in scope.graph:
+            continue  # the run can already chain through them
+        lookups[0] -= 1
+        if scope.known.holds(person):
+            found.append(person)
+    return found
 
 
 def named_with(hits: list[ImageHit], end: str) -> list[str]:
