@@ -66,6 +66,18 @@ def test_two_new_ends_each_named_beside_someone_of_the_graph_meet_through_it() -
     assert (usage["searches"], usage["recognitions"]) == (1, 2)
 
 
+def test_two_new_ends_named_beside_the_same_person_of_the_graph_meet_through_them() -> None:
+    memory = graph_of_ann_cat_dan_bob()
+    web = still_up(TitledWeb())
+    web.answer(
+        f"{EVE} {GUS}",
+        web.titled("u/eve-cat", f"{EVE} and {CAT} at a gala", face(EVE), face(CAT)),
+        web.titled("u/gus-cat", f"{GUS} and {CAT} on set", face(GUS), face(CAT)),
+    )
+    result = ask(web, memory, EVE, GUS, None)
+    assert result.final.data["path"] == [EVE, CAT, GUS]
+
+
 @pytest.mark.usefixtures("one_link_brought_in")
 def test_a_title_whose_photo_does_not_show_both_brings_in_the_chain_but_makes_no_link() -> None:
     memory = graph_of_ann_cat_dan_bob()

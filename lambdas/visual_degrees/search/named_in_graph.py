@@ -8,7 +8,9 @@ end through people the run never read about). That title is a lead like any othe
 the run knows Y's chain to the other end does the lead close a chain. So after each page, the
 people it names with an end who are not in the run's graph are looked up (one adjacency read
 each), and for those in the graph, the shortest chain the graph holds to the other end joins the
-run's graph as reused links (checked before they are shown or used, like every reused link).
+run's graph as reused links (checked before they are shown or used, like every reused link). When
+both ends are new, the graph's chain between people named beside each joins it. The titles earlier
+runs read (caption_leads/earlier_titles.py) reach beyond the known end's neighbourhood the same way.
 
 Nothing here is paid for or shown: the run still has to recognise a photo of the end with Y.
 """
@@ -16,6 +18,7 @@ Nothing here is paid for or shown: the run still has to recognise a photo of the
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import dataclass
 from itertools import pairwise
 
 from visual_degrees.domain.captions import keys_in_title
@@ -40,8 +43,8 @@ def tie_named(scope: SearchScope, hits: list[ImageHit]) -> int:
     if scope.graph.connects(a, b, scope.options.max_hops, scope.rules.strong_confidence):
         return 0
     held = {end: scope.known.holds(end) for end in (a, b)}
-    lookups = [LOOKUPS]
-    near = {end: [] if held[end] else _in_graph(scope, named_with(hits, end), lookups) for end in (a, b)}
+    lookups = Lookups(LOOKUPS)
+    near = {end: [] if held[end] else in_graph(scope, named_with(hits, end), lookups) for end in (a, b)}
     routes: dict[frozenset[str], tuple[str, int]] = {}
     for end, other in ((a, b), (b, a)):
         # Links still to prove: the end with the person named beside it (and the other end with
@@ -49,14 +52,16 @@ def tie_named(scope: SearchScope, hits: list[ImageHit]) -> int:
         targets, to_prove = ([other], 1) if held[other] else (near[other], 2)
         for person in near[end]:
             for target in targets:
+                if target == person:
+                    continue  # named beside both ends: the two leads are a chain already
                 routes.setdefault(frozenset((person, target)), (end, scope.options.max_hops - to_prove))
     added, met = 0, set()
     for pair, (end, hops) in list(routes.items())[:CHAINS]:
         x, y = sorted(pair)
-        keys = shortest_known(scope, x, y, hops) if hops > 0 else None
-        if keys is not None and (joined := adopt_chain(scope, list(pairwise(keys)))):
+        got = bring_in(scope, x, y, hops)
+        if got is not None and got[1]:
             met.add(end)
-            added += joined
+            added += got[1]
     if added:
         who = " and ".join(state.person_a.name if end == a else state.person_b.name for end in sorted(met))
         scope.status(
@@ -67,20 +72,39 @@ def tie_named(scope: SearchScope, hits: list[ImageHit]) -> int:
     return added
 
 
-def _in_graph(scope: SearchScope, people: list[str], lookups: list[int]) -> list[str]:
+@dataclass
+class Lookups:
+    """Adjacency reads left for asking whether the graph holds someone."""
+
+    left: int
+
+    def take(self) -> bool:
+        self.left -= 1
+        return self.left >= 0
+
+
+def in_graph(scope: SearchScope, people: list[str], lookups: Lookups) -> list[str]:
     """Those of `people` the graph holds and the run's graph does not (one read each, while
-    `lookups` lasts), at most CHAINS."""
+    `lookups` last), at most CHAINS."""
     found: list[str] = []
     a, b = scope.state.person_a.key, scope.state.person_b.key
     for person in people:
-        if len(found) >= CHAINS or lookups[0] <= 0:
-            break
         if person in (a, b) or person in scope.graph:
             continue  # the run can already chain through them
-        lookups[0] -= 1
+        if len(found) >= CHAINS or not lookups.take():
+            break
         if scope.known.holds(person):
             found.append(person)
     return found
+
+
+def bring_in(scope: SearchScope, x: str, y: str, hops: int) -> tuple[int, int] | None:
+    """The graph's shortest chain x..y of at most `hops` links, brought into the run's graph as
+    reused links: (its links, how many were new to the run), or None if the graph has none."""
+    keys = shortest_known(scope, x, y, hops) if hops > 0 else None
+    if keys is None:
+        return None
+    return len(keys) - 1, adopt_chain(scope, list(pairwise(keys)))
 
 
 def named_with(hits: list[ImageHit], end: str) -> list[str]:
