@@ -6,11 +6,11 @@ deployment's graph it sees the known end's neighbourhood only. A title read late
 end beside someone of the same component further out ("N and Y attend …", Y linked to the known
 end through people the run never read about). That title is a lead like any other, but only once
 the run knows Y's chain to the other end does the lead close a chain. So after each page, the
-people it names with an end who are not in the run's graph are looked up (one adjacency read
+people it names beside a new end who are not in the run's graph are looked up (one adjacency read
 each), and for those in the graph, the shortest chain the graph holds to the other end joins the
-run's graph as reused links (checked before they are shown or used, like every reused link). When
-both ends are new, the graph's chain between people named beside each joins it. The titles earlier
-runs read (caption_leads/earlier_titles.py) reach beyond the known end's neighbourhood the same way.
+run's graph as reused links (checked before they are shown or used, like every reused link). The
+titles earlier runs read (caption_leads/earlier_titles.py) reach beyond the known end's
+neighbourhood the same way.
 
 Nothing here is paid for or shown: the run still has to recognise a photo of the end with Y.
 """
@@ -23,7 +23,6 @@ from itertools import pairwise
 
 from visual_degrees.domain.captions import keys_in_title
 from visual_degrees.domain.models import ImageHit
-from visual_degrees.domain.wording import plural
 from visual_degrees.search.known_edges import adopt_chain, shortest_known
 from visual_degrees.search.scope import SearchScope
 
@@ -35,38 +34,34 @@ CHAINS = 3
 
 def tie_named(scope: SearchScope, hits: list[ImageHit]) -> int:
     """Bring in the graph's chains from the people these titles name beside a new end to the other
-    end (or, when both are new, to the people named beside the other); how many links joined."""
+    end; how many links joined the run."""
     if not scope.rules.remember_edges:
         return 0
     state = scope.state
     a, b = state.person_a.key, state.person_b.key
     if scope.graph.connects(a, b, scope.options.max_hops, scope.rules.strong_confidence):
         return 0
-    held = {end: scope.known.holds(end) for end in (a, b)}
-    lookups = Lookups(LOOKUPS)
-    near = {end: [] if held[end] else in_graph(scope, named_with(hits, end), lookups) for end in (a, b)}
-    routes: dict[frozenset[str], tuple[str, int]] = {}
+    lookups, added, met = Lookups(LOOKUPS), 0, []
     for end, other in ((a, b), (b, a)):
-        # Links still to prove: the end with the person named beside it (and the other end with
-        # theirs, when it is new too); the graph's chain must fit in what the hop limit leaves.
-        targets, to_prove = ([other], 1) if held[other] else (near[other], 2)
-        for person in near[end]:
-            for target in targets:
-                if target == person:
-                    continue  # named beside both ends: the two leads are a chain already
-                routes.setdefault(frozenset((person, target)), (end, scope.options.max_hops - to_prove))
-    added, met = 0, set()
-    for pair, (end, hops) in list(routes.items())[:CHAINS]:
-        x, y = sorted(pair)
-        got = bring_in(scope, x, y, hops)
-        if got is not None and got[1]:
-            met.add(end)
-            added += got[1]
-    if added:
-        who = " and ".join(state.person_a.name if end == a else state.person_b.name for end in sorted(met))
+        # With both ends new, routes between people named beside each were tried: they led runs
+        # down long chains of leads and cost more than they saved (docs/benchmarks/stream.md).
+        if not scope.known.holds(other):
+            continue
+        for person in in_graph(scope, named_with(hits, end), lookups):
+            # One link (the end with them) still to prove: their chain must fit in one pair fewer.
+            got = bring_in(scope, person, other, scope.options.max_hops - 1)
+            if got is not None and got[1]:
+                met.append(end)
+                added += got[1]
+    for end in dict.fromkeys(met):
+        name, other_name = (
+            (state.person_a.name, state.person_b.name)
+            if end == a
+            else (state.person_b.name, state.person_a.name)
+        )
         scope.status(
-            f"Earlier runs linked people this page names beside {who} to the other end "
-            f"({plural(added, 'link')}): a photo of them together closes a chain",
+            f"Earlier runs linked people this page names beside {name} to {other_name}: a photo of "
+            f"{name} with one of them closes a chain",
             earlier=True,
         )
     return added
