@@ -5,7 +5,9 @@ is a lead, never a link: only a photo recognised on both faces ties the end."""
 
 from __future__ import annotations
 
-from tests.integration.test_graph_link_runs import ANN, BOB, DAN, EVE, GUS, ask, graph_of_ann_cat_dan_bob
+import pytest
+
+from tests.integration.test_graph_link_runs import ANN, BOB, CAT, DAN, EVE, GUS, ask, graph_of_ann_cat_dan_bob
 from tests.integration.test_lead_strategy import TitledWeb
 from tests.integration.test_strategies import still_up
 from tests.support.fakes import ListSink, face
@@ -13,15 +15,18 @@ from visual_degrees.domain.models import ImageHit
 from visual_degrees.domain.names import name_key
 from visual_degrees.lifecycle.evidence_graph import MemoryGraphStore
 from visual_degrees.lifecycle.run_memory import SharedMemory
+from visual_degrees.search.strategies.caption_leads import earlier_titles
 from visual_degrees_tools.adapters.sqlite_memory import SqliteMemory
 
 
-def an_earlier_page_names_eve_with(web: TitledWeb, memory: SqliteMemory, *faces_in_photo: str) -> None:
+def an_earlier_page_names_eve_with(
+    web: TitledWeb, memory: SqliteMemory, *faces_in_photo: str, title: str = f"{EVE} and {DAN} at a gala"
+) -> None:
     """An earlier question (Ann — Gus) bought a page that also held a photo titled "Eve and Dan"."""
     web.answer(
         f"{ANN} {GUS}",
         web.titled("u/ann-gus", f"{ANN} and {GUS} on set", face(ANN), face(GUS)),
-        web.titled("u/eve-dan", f"{EVE} and {DAN} at a gala", *(face(n) for n in faces_in_photo)),
+        web.titled("u/eve-other", title, *(face(n) for n in faces_in_photo)),
     )
     assert ask(web, memory, ANN, GUS, None).outcome == "path"
     web.asked.clear()
@@ -46,6 +51,20 @@ def test_a_title_an_earlier_run_read_ties_the_new_end_with_one_recognition_and_n
     assert MemoryGraphStore(memory).link("live", name_key(DAN), name_key(EVE)) is not None
     said = [e.data.get("message", "") for e in sink.events if e.type == "status"]
     assert any("earlier runs read 1 title naming them" in m for m in said)
+
+
+def test_a_title_naming_the_new_end_with_someone_far_in_the_graph_brings_in_their_chain(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Given the graph Ann—Cat—Dan—Bob, of which the titles' look reads Bob's links only
+    monkeypatch.setattr(earlier_titles, "ADJACENCY_READS", 1)
+    memory = graph_of_ann_cat_dan_bob()
+    web = still_up(TitledWeb())
+    an_earlier_page_names_eve_with(web, memory, EVE, ANN, title=f"{EVE} and {ANN} at a gala")
+    # When Bob — Eve is asked, then the graph's chain from Ann to Bob is read, and her photo answers
+    result = ask(web, memory, BOB, EVE, None)
+    assert result.final.data["path"] == [BOB, DAN, CAT, ANN, EVE]
+    assert usage(result) == (0, 1, 0) and web.asked == []
 
 
 def test_a_title_whose_photo_does_not_show_both_is_no_link_and_s1_reads_its_page() -> None:

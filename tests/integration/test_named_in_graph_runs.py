@@ -46,7 +46,22 @@ def test_someone_named_beside_the_new_end_far_in_the_graph_closes_the_chain_with
     edges = result.final.data["edges"]
     assert [e["evidence"]["earlierRun"] for e in edges] == [True, True, True, False]
     assert MemoryGraphStore(memory).link("live", name_key(ANN), name_key(EVE)) is not None
-    assert any(f"named beside {EVE} on this page to {BOB}" in m for m in statuses(sink))
+    assert any(f"names beside {EVE} to {BOB}" in m for m in statuses(sink))
+
+
+def test_two_new_ends_named_beside_the_same_person_of_the_graph_meet_through_them() -> None:
+    memory = graph_of_ann_cat_dan_bob()
+    web = still_up(TitledWeb())
+    web.answer(
+        f"{EVE} {GUS}",
+        web.titled("u/eve-cat", f"{EVE} and {CAT} at a gala", face(EVE), face(CAT)),
+        web.titled("u/gus-cat", f"{GUS} and {CAT} on set", face(GUS), face(CAT)),
+    )
+    sink = ListSink()
+    result = ask(web, memory, EVE, GUS, None, sink)
+    # Then the two leads are the chain; the graph is not asked for a route between them
+    assert result.final.data["path"] == [EVE, CAT, GUS]
+    assert not any("names beside" in m for m in statuses(sink))
 
 
 @pytest.mark.usefixtures("one_link_brought_in")
@@ -72,7 +87,7 @@ def test_someone_of_another_part_of_the_graph_is_not_brought_in() -> None:
     result = ask(web, memory, BOB, EVE, None, sink)
     # Then Gus is in no chain to Bob: nothing is brought in for him, and no chain is claimed
     assert result.outcome == "no_path"
-    assert not any("named beside" in m for m in statuses(sink))
+    assert not any("names beside" in m for m in statuses(sink))
 
 
 def test_named_with_counts_the_titles_naming_each_person_beside_the_end() -> None:

@@ -17,6 +17,7 @@ from collections import defaultdict
 from visual_degrees.domain.captions import keys_in_title
 from visual_degrees.domain.models import ImageHit, Person
 from visual_degrees.search.known_edges import near, new_and_known
+from visual_degrees.search.named_in_graph import CHAINS, LOOKUPS, Lookups, bring_in, in_graph
 from visual_degrees.search.scope import SearchScope
 
 # Titles read back per new end: one query of its items.
@@ -63,12 +64,20 @@ def page_about(scope: SearchScope) -> tuple[Person, list[ImageHit]] | None:
     hits = scope.shared.titles_naming(new.key, TITLES_READ)
     if not hits:
         return None
-    # Those of the known end's part a chain fits through with one more link, to the new end.
+    # Those of the known end's part a chain fits through with one more link, to the new end; and,
+    # further out, those the graph links to the known end (their chain brought into the run).
     depth, _, _ = near(scope, known.key, ADJACENCY_READS)
     kept: list[tuple[int, int, ImageHit]] = []
+    lookups, chains = Lookups(LOOKUPS), 0
     for hit in hits:
         others = [key for key in keys_in_title(hit.title) if key != new.key]
         nearest = min((depth[key] for key in others if key in depth), default=None)
+        for person in in_graph(scope, others, lookups) if nearest is None and chains < CHAINS else []:
+            chains += 1
+            got = bring_in(scope, person, known.key, scope.options.max_hops - 1)
+            if got is not None:
+                nearest = depth[person] = got[0]
+                break
         if nearest is not None:
             kept.append((nearest, len(others), hit))
     # The shortest chain first, then smaller groups (their faces show clearer).
