@@ -70,15 +70,15 @@ def _gone_on(scope: SearchScope, keys: list[str]) -> list[list[str]]:
 
 
 def _gone(scope: SearchScope, edges: Iterable[Edge | None]) -> list[list[str]]:
-    """[a, b, PhotoCheck] for each reused link whose photo did not resolve; the other reused links
-    marked re-checked."""
+    """[a, b, PhotoCheck, image URL] for each reused link whose photo did not resolve; the other
+    reused links marked re-checked."""
     failed = []
     for edge in edges:
         if edge is None or edge.evidence.shown:
             continue
         check = reused_photo(scope, edge)
         if check != "resolves":
-            failed.append([edge.a, edge.b, check])
+            failed.append([edge.a, edge.b, check, edge.evidence.image_url])
         else:
             checked = edge.evidence.model_copy(update={"rechecked": True})
             scope.evidence.put_edge(edge.model_copy(update={"evidence": checked}))
@@ -86,10 +86,23 @@ def _gone(scope: SearchScope, edges: Iterable[Edge | None]) -> list[list[str]]:
 
 
 def _withdraw(scope: SearchScope, failed: list[list[str]]) -> None:
-    for a, b, check in failed:
+    # A group photo backs a reused link per pair of its people: those not yet checked leave with the
+    # one that failed, so the next chain looked at is not through the same photo.
+    photos = {entry[3]: entry[2] for entry in failed if len(entry) > 3}
+    listed = {frozenset(entry[:2]) for entry in failed}
+    more = [
+        [edge.a, edge.b, photos[edge.evidence.image_url]]
+        for edge in (scope.evidence.edges() if photos else [])
+        if edge.evidence.image_url in photos
+        and not edge.evidence.shown
+        and frozenset((edge.a, edge.b)) not in listed
+        and not scope.graph.kept_out(edge.a, edge.b)
+    ]
+    failed = [*failed, *more]
+    for a, b, check, *_ in failed:
         set_aside(scope, a, b, gone=check == "gone")
     scope.graph.flush()
-    gone = sum(check == "gone" for *_, check in failed)
+    gone = sum(entry[2] == "gone" for entry in failed)
     if gone:
         scope.status(
             f"{plural(gone, 'link')} an earlier run proved no longer "

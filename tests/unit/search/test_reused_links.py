@@ -13,7 +13,7 @@ from visual_degrees.adapters.live.image_convert import ImageRejected
 from visual_degrees.domain.errors import ProviderError, TransientProviderError
 from visual_degrees.domain.graph_links import GraphLink
 from visual_degrees.domain.models import Edge, Evidence, FetchedImage
-from visual_degrees.search.answer_chain import standing
+from visual_degrees.search.answer_chain import reused_photos_resolve, standing
 from visual_degrees.search.confirm import settle
 from visual_degrees.search.evidence import accept_edge
 from visual_degrees.search.known_edges import MAX_RECHECKS, chain_in_memory, import_known
@@ -189,6 +189,27 @@ def test_a_group_photo_not_reached_now_spends_one_re_check_however_many_chains_g
     assert all(run.scope.graph.kept_out(key(A), key(p)) for p in people)
     assert all(run.scope.known.link(key(A), key(p)) is not None for p in people)
     assert group not in {e["imageUrl"] for e in run.sink.of("evidence")}
+
+
+@pytest.mark.parametrize("gone", [True, False])
+def test_a_group_photo_that_fails_takes_its_other_links_out_with_it_before_the_answer(gone: bool) -> None:
+    # Given A — X — Y — B proven by the run, and more chains A — P — B than the answer re-checks, each
+    # through a reused link of one group photo with A, whose photo is gone (or its host down)
+    run = run_of(FakeWeb(), knobs=WALK)
+    for x, y in ((A, X), (X, Y), (Y, B)):
+        link(run.scope, x, y)
+    group = "https://earlier.test/group.jpg"
+    people = [f"Person {n}" for n in range(MAX_RECHECKS + 1)]
+    for p in people:
+        edge = remembered(run, A, p, gone=gone, timeouts=0 if gone else 99, url=group)
+        accept_edge(run.scope, edge.a, edge.b, edge.evidence, card=False, remember=False)
+        link(run.scope, p, B)
+    run.scope.graph.flush()
+    # When the answer's chain is checked, then one failed re-check takes every link on that photo out
+    assert reused_photos_resolve(run.scope, "t")
+    assert all(run.scope.graph.confidence(key(A), key(p)) is None for p in people)
+    # And the graph forgets them only when the photo is gone
+    assert all((run.scope.known.link(key(A), key(p)) is None) == gone for p in people)
 
 
 def test_a_pair_the_run_proved_itself_stands_when_a_stronger_reused_link_of_it_has_lost_its_photo() -> None:
