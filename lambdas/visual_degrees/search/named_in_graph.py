@@ -27,9 +27,9 @@ from visual_degrees.search.known_edges import adopt_chain, shortest_known
 from visual_degrees.search.scope import SearchScope
 
 # People of one page looked up in the graph (one adjacency read each), the most often named first.
-LOOKUPS = 8
+LOOKUPS = 16
 # Of those in it, whose chain to the other end is looked for (known_edges.MAX_READS reads each).
-CHAINS = 3
+CHAINS = 6
 
 
 def tie_named(scope: SearchScope, hits: list[ImageHit]) -> int:
