@@ -313,6 +313,11 @@ class RunEvidence(RunItems):
         from an earlier run and re-checked by this one (Evidence.shown)."""
         return [e for e in self.edges() if e.evidence.shown]
 
+    def shown_edge(self, a: str, b: str) -> Edge | None:
+        """The edge a–b if a client may be shown it (see shown_edges)."""
+        edge = self.edge(a, b)
+        return edge if edge is not None and edge.evidence.shown else None
+
     def edges_after(self, after: str | None, limit: int) -> list[tuple[str, Edge]]:
         """Up to `limit` edges in id order after the edge id `after` (None: from the first), with
         their ids: the verified graph read in pages."""

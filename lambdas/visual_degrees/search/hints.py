@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from visual_degrees.domain.models import Edge, Person
+from visual_degrees.domain.models import Person
 from visual_degrees.domain.requests import validate_hint
 from visual_degrees.search.evidence import announce
 from visual_degrees.search.scope import SearchScope
@@ -59,7 +59,7 @@ def report(scope: SearchScope, chain: list[str] | None = None) -> dict[str, Any]
         others += [k for k in chain[max(0, at - 1) : at + 2] if k != key]
     links = []
     for other in dict.fromkeys(others):
-        edge = _shown_edge(scope, key, other)
+        edge = scope.evidence.shown_edge(key, other)
         if edge is None:
             continue
         edge = edge.oriented(a.key if other == a.key else key)  # read from A towards B
@@ -74,8 +74,8 @@ def report(scope: SearchScope, chain: list[str] | None = None) -> dict[str, Any]
                 "confidence": round(edge.confidence, 2),
             }
         )
-    with_a = _shown_edge(scope, key, a.key) is not None
-    with_b = _shown_edge(scope, key, b.key) is not None
+    with_a = scope.evidence.shown_edge(key, a.key) is not None
+    with_b = scope.evidence.shown_edge(key, b.key) is not None
     on_chain = bool(chain) and key in (chain or [])
     confirmed = on_chain or (with_a and with_b)
     if on_chain:
@@ -91,9 +91,3 @@ def report(scope: SearchScope, chain: list[str] | None = None) -> dict[str, Any]
     else:
         message = f"Not confirmed: no photo was found of {hint.name} with {a.name} or {b.name}."
     return {"name": hint.name, "confirmed": confirmed, "links": links, "message": message}
-
-
-def _shown_edge(scope: SearchScope, x: str, y: str) -> Edge | None:
-    """The run's link x–y if it may be shown (a reused one only once re-checked: Evidence.shown)."""
-    edge = scope.evidence.edge(x, y)
-    return edge if edge is not None and edge.evidence.shown else None
