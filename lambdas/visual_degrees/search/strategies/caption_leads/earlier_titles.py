@@ -72,12 +72,13 @@ def page_about(scope: SearchScope) -> tuple[Person, list[ImageHit]] | None:
     for hit in hits:
         others = [key for key in keys_in_title(hit.title) if key != new.key]
         nearest = min((depth[key] for key in others if key in depth), default=None)
-        for person in in_graph(scope, others, lookups) if nearest is None and chains < CHAINS else []:
-            chains += 1
-            got = bring_in(scope, person, known.key, scope.options.max_hops - 1)
-            if got is not None:
-                nearest = depth[person] = got[0]
-                break
+        if nearest is None and chains < CHAINS:
+            for person in in_graph(scope, others, lookups):
+                chains += 1
+                got = bring_in(scope, person, known.key, scope.options.max_hops - 1)
+                if got is not None:
+                    nearest = depth[person] = got[0]
+                    break
         if nearest is not None:
             kept.append((nearest, len(others), hit))
     # The shortest chain first, then smaller groups (their faces show clearer).
