@@ -1,0 +1,88 @@
+"""The least any strategy could pay for a stream's last 30 questions, given the evidence graph the
+default strategy grew by then (issue 20: the last 30 at most 30 % of the first 30).
+
+    python scripts/stream_floor.py --world ../shared/data/worlds/cast.G.txt --seeds 1 2 3 4 5
+
+Runs each stream exactly as `visual-degrees bench --stream 90 --seed S` does (one memory, in order,
+the same figures), and before each question prices it on the graph and the pages read so far
+(tools/visual_degrees_tools/bench/stream_floor.py): `floor` when any photo on a page read counts,
+`titles only` when only a photo whose title names both does. One markdown row per stream: the
+default strategy's first and last 30 a question, how many of the last 30 had 0, 1 or 2 ends new to
+the graph, and each floor a question and against the strategy's own first 30. Benchmark-only: it
+reads the photo web's ground truth.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from visual_degrees.domain.models import RunOptions
+from visual_degrees.domain.names import name_key
+from visual_degrees.lifecycle.evidence_graph import KnownLinks, MemoryGraphStore
+from visual_degrees_tools.adapters.sqlite_memory import SqliteMemory
+from visual_degrees_tools.bench import Truth
+from visual_degrees_tools.bench.harness import Bench
+from visual_degrees_tools.bench.pairs import Person
+from visual_degrees_tools.bench.stream import THIRD, stream_pairs
+from visual_degrees_tools.bench.stream_floor import End, PagesRead, QuestionFloor, question_floor
+from visual_degrees_tools.local.environments import sandbox_environment
+from visual_degrees_tools.sandbox import EPOCH, VirtualClock
+
+
+def results_read(memory: SqliteMemory) -> list[tuple[str, str]]:
+    """(image URL, title) of every result of every page bought so far: the shared search cache."""
+    rows = memory._conn.execute("SELECT data FROM items WHERE pk LIKE 'shared#%#search#%'").fetchall()
+    return [(hit["imageUrl"], hit["title"]) for row in rows for hit in json.loads(row[0])["hits"]]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--world", type=Path, required=True)
+    parser.add_argument("--seeds", type=int, nargs="+", default=[1, 2, 3, 4, 5])
+    parser.add_argument("--stream", type=int, default=90)
+    args = parser.parse_args()
+    environment = sandbox_environment(args.world, dated=False)  # as `bench` builds it
+    truth = Truth(environment.web)
+    world = environment.web.world
+
+    def key_of(celebrity_id: str) -> str | None:
+        person = world.by_celebrity_id(celebrity_id)
+        return None if person is None else world.keys[person]
+
+    def end(person: Person) -> End:
+        return End(name_key(person.name), person.ids)
+
+    options = RunOptions()
+    print(
+        "| stream | first 30 | last 30 | last / first | last 30: questions with 0 / 1 / 2 ends new to "
+        "the graph | floor | floor / first | titles only | titles only / first |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|")
+    for seed in args.seeds:
+        bench, shared = Bench(environment, truth), SqliteMemory(":memory:")
+        store, pages = MemoryGraphStore(shared), PagesRead(truth.shown, key_of)
+        costs: list[float] = []
+        floors: list[QuestionFloor] = []
+        try:
+            for pair in stream_pairs(environment.web, args.stream, seed):
+                known = KnownLinks(store, environment.web.identity, VirtualClock(EPOCH), "floor")
+                pages.add(results_read(shared))
+                floors.append(question_floor(known, pages, end(pair.a), end(pair.b), options.max_hops))
+                costs.append(bench.run_pair(pair, options, shared).cost_usd)
+        finally:
+            shared.close()
+        first, last = sum(costs[:THIRD]) / THIRD, sum(costs[-THIRD:]) / THIRD
+        tail = floors[-THIRD:]
+        new = " / ".join(str(sum(1 for q in tail if q.new == n)) for n in (0, 1, 2))
+        floor, titled = (sum(getattr(q, part) for q in tail) / THIRD for part in ("floor", "titled"))
+        print(
+            f"| {args.world.stem} {seed} | ${first:.4f} | ${last:.4f} | {last / first:.1%} | {new} | "
+            f"${floor:.4f} | {floor / first:.1%} | ${titled:.4f} | {titled / first:.1%} |",
+            flush=True,
+        )
+
+
+if __name__ == "__main__":
+    main()

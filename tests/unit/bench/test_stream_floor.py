@@ -1,0 +1,91 @@
+"""The least a stream's question must cost on the graph a deployment holds (bench/stream_floor.py):
+nothing when the graph connects the ends, a recognition for a new end a page read already shows
+with someone of the graph, a search and a recognition otherwise."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.support.fakes import ManualClock
+from visual_degrees.domain.graph_links import GraphLink
+from visual_degrees.lifecycle.evidence_graph import KnownLinks, MemoryGraphStore
+from visual_degrees_tools.adapters.sqlite_memory import SqliteMemory
+from visual_degrees_tools.bench.stream_floor import End, PagesRead, question_floor
+
+WEB = "sandbox:test"
+# The photos of the pages read, as the simulator's truth has them: who is really in each.
+TRULY = {
+    "u/ann-eve": frozenset({"id-ann lee", "id-eve fox"}),
+    "u/eve-gus": frozenset({"id-eve fox", "id-gus orr"}),
+}
+
+
+def person(key: str) -> End:
+    return End(key, frozenset({f"id-{key}"}))
+
+
+ANN, BOB, CAT, EVE, GUS = (person(k) for k in ("ann lee", "bob ray", "cat wu", "eve fox", "gus orr"))
+
+
+def link(a: str, b: str) -> GraphLink:
+    return GraphLink(
+        a=a, b=b, name_a=a, name_b=b, id_a=f"id-{a}", id_b=f"id-{b}",
+        confidence_a=99.0, confidence_b=99.0, image_url=f"u/{a}-{b}", proven_at=0.0,
+    )  # fmt: skip
+
+
+@pytest.fixture
+def known() -> KnownLinks:
+    """A graph holding Ann—Bob—Cat."""
+    store = MemoryGraphStore(SqliteMemory(":memory:"))
+    store.add(WEB, link("ann lee", "bob ray"))
+    store.add(WEB, link("bob ray", "cat wu"))
+    return KnownLinks(store, WEB, ManualClock(), "floor")
+
+
+def pages(*results: tuple[str, str]) -> PagesRead:
+    read = PagesRead(lambda url: TRULY.get(url, frozenset()), lambda i: i.removeprefix("id-"))
+    read.add(results)
+    return read
+
+
+def test_ends_the_graph_connects_cost_nothing(known: KnownLinks) -> None:
+    floor = question_floor(known, pages(), ANN, CAT, max_hops=6)
+    assert (floor.new, floor.floor, floor.titled) == (0, 0.0, 0.0)
+
+
+def test_ends_further_apart_than_the_hop_limit_are_not_connected(known: KnownLinks) -> None:
+    floor = question_floor(known, pages(), ANN, CAT, max_hops=1)
+    assert floor.new == 0 and floor.floor == 0.0  # both held: nothing is owed by a new end
+
+
+def test_a_new_end_a_page_read_shows_with_someone_of_the_graph_costs_one_recognition(
+    known: KnownLinks,
+) -> None:
+    read = pages(("u/ann-eve", "Eve Fox and Ann Lee at a gala"))
+    floor = question_floor(known, read, CAT, EVE, max_hops=6)
+    assert (floor.new, floor.floor, floor.titled) == (1, pytest.approx(0.001), pytest.approx(0.001))
+
+
+def test_a_photo_whose_title_does_not_name_both_counts_only_for_the_knowing_floor(known: KnownLinks) -> None:
+    read = pages(("u/ann-eve", "Everything we know about Eve Fox's next project"))
+    floor = question_floor(known, read, CAT, EVE, max_hops=6)
+    assert (floor.floor, floor.titled) == (pytest.approx(0.001), pytest.approx(0.006))
+
+
+def test_a_new_end_no_page_shows_with_anyone_held_costs_a_search_and_a_recognition(known: KnownLinks) -> None:
+    read = pages(("u/eve-gus", "Eve Fox and Gus Orr"))  # gus is not in the graph
+    floor = question_floor(known, read, CAT, EVE, max_hops=6)
+    assert (floor.floor, floor.titled) == (pytest.approx(0.006), pytest.approx(0.006))
+
+
+def test_two_new_ends_a_page_shows_together_cost_a_recognition_each(known: KnownLinks) -> None:
+    read = pages(("u/eve-gus", "Eve Fox and Gus Orr"))
+    floor = question_floor(known, read, EVE, GUS, max_hops=6)
+    assert (floor.new, floor.floor, floor.titled) == (2, pytest.approx(0.002), pytest.approx(0.002))
+
+
+def test_a_page_read_twice_is_counted_once() -> None:
+    read = pages(("u/ann-eve", "Eve Fox and Ann Lee"))
+    read.add([("u/ann-eve", "Eve Fox and Ann Lee")])
+    assert read.partners == read.titled == {"id-ann lee": {"id-eve fox"}, "id-eve fox": {"id-ann lee"}}
