@@ -9,7 +9,8 @@ the same figures), and before each question prices it on the graph and the pages
 `titles only` when only a photo whose title names both does. One markdown row per stream: the
 default strategy's first and last 30 a question, how many of the last 30 had 0, 1 or 2 ends new to
 the graph, and each floor a question and against the strategy's own first 30. Benchmark-only: it
-reads the photo web's ground truth.
+reads the photo web's ground truth. `--detail` also lists, per stream, the last 30's questions that
+cost the strategy more than $0.005 above their titles-only floor, dearest first: where to look.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
+from typing import Any
 
 from visual_degrees.domain.models import RunOptions
 from visual_degrees.domain.names import name_key
@@ -42,6 +44,7 @@ def main() -> None:
     parser.add_argument("--world", type=Path, required=True)
     parser.add_argument("--seeds", type=int, nargs="+", default=[1, 2, 3, 4, 5])
     parser.add_argument("--stream", type=int, default=90)
+    parser.add_argument("--detail", action="store_true", help="list the last 30's dearest questions")
     args = parser.parse_args()
     environment = sandbox_environment(args.world, dated=False)  # as `bench` builds it
     truth = Truth(environment.web)
@@ -65,12 +68,15 @@ def main() -> None:
         store, pages = MemoryGraphStore(shared), PagesRead(truth.shown, key_of)
         costs: list[float] = []
         floors: list[QuestionFloor] = []
+        records = []
         try:
             for pair in stream_pairs(environment.web, args.stream, seed):
                 known = KnownLinks(store, environment.web.identity, VirtualClock(EPOCH), "floor")
                 pages.add(results_read(shared))
                 floors.append(question_floor(known, pages, end(pair.a), end(pair.b), options.max_hops))
-                costs.append(bench.run_pair(pair, options, shared).cost_usd)
+                record = bench.run_pair(pair, options, shared)
+                records.append((pair, record))
+                costs.append(record.cost_usd)
         finally:
             shared.close()
         first, last = sum(costs[:THIRD]) / THIRD, sum(costs[-THIRD:]) / THIRD
@@ -81,6 +87,24 @@ def main() -> None:
             f"| {args.world.stem} {seed} | ${first:.4f} | ${last:.4f} | {last / first:.1%} | {new} | "
             f"${floor:.4f} | {floor / first:.1%} | ${titled:.4f} | {titled / first:.1%} |",
             flush=True,
+        )
+        if args.detail:
+            _detail(records, floors)
+
+
+def _detail(records: list[tuple[Any, Any]], floors: list[QuestionFloor]) -> None:
+    start = len(records) - THIRD
+    dear = [
+        (record.cost_usd - floor.titled, n, pair, record, floor)
+        for n, ((pair, record), floor) in enumerate(zip(records, floors, strict=True))
+        if n >= start and record.cost_usd - floor.titled > 0.005
+    ]
+    for _, n, pair, record, floor in sorted(dear, key=lambda row: -row[0]):
+        print(
+            f"    question {n}: {pair.a.name} — {pair.b.name}: ${record.cost_usd:.4f} "
+            f"({record.searches} searches, {record.recognitions} recognitions, {record.llm_calls} LLM "
+            f"calls), "
+            f"{floor.new} new to the graph, floor ${floor.floor:.4f}, titles only ${floor.titled:.4f}"
         )
 
 
