@@ -16,13 +16,13 @@ cost the strategy more than $0.005 above their titles-only floor, dearest first:
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 from typing import Any
 
 from visual_degrees.domain.models import RunOptions
 from visual_degrees.domain.names import name_key
 from visual_degrees.lifecycle.evidence_graph import KnownLinks, MemoryGraphStore
+from visual_degrees.ports import Put
 from visual_degrees_tools.adapters.sqlite_memory import SqliteMemory
 from visual_degrees_tools.bench import Truth
 from visual_degrees_tools.bench.harness import Bench
@@ -33,10 +33,18 @@ from visual_degrees_tools.local.environments import sandbox_environment
 from visual_degrees_tools.sandbox import EPOCH, VirtualClock
 
 
-def results_read(memory: SqliteMemory) -> list[tuple[str, str]]:
-    """(image URL, title) of every result of every page bought so far: the shared search cache."""
-    rows = memory._conn.execute("SELECT data FROM items WHERE pk LIKE 'shared#%#search#%'").fetchall()
-    return [(hit["imageUrl"], hit["title"]) for row in rows for hit in json.loads(row[0])["hits"]]
+class PagesKept(SqliteMemory):
+    """The stream's one memory, keeping aside the results of every page a run buys as the shared
+    search cache writes it: (image URL, title)."""
+
+    def __init__(self) -> None:
+        super().__init__(":memory:")
+        self.results: list[tuple[str, str]] = []
+
+    def put(self, put: Put) -> bool:
+        if put.pk.startswith("shared#") and "#search#" in put.pk:
+            self.results.extend((hit["imageUrl"], hit["title"]) for hit in put.data.get("hits", []))
+        return super().put(put)
 
 
 def main() -> None:
@@ -64,7 +72,7 @@ def main() -> None:
     )
     print("|---|---|---|---|---|---|---|---|---|")
     for seed in args.seeds:
-        bench, shared = Bench(environment, truth), SqliteMemory(":memory:")
+        bench, shared = Bench(environment, truth), PagesKept()
         store, pages = MemoryGraphStore(shared), PagesRead(truth.shown, key_of)
         costs: list[float] = []
         floors: list[QuestionFloor] = []
@@ -72,7 +80,7 @@ def main() -> None:
         try:
             for pair in stream_pairs(environment.web, args.stream, seed):
                 known = KnownLinks(store, environment.web.identity, VirtualClock(EPOCH), "floor")
-                pages.add(results_read(shared))
+                pages.add(shared.results)
                 floors.append(question_floor(known, pages, end(pair.a), end(pair.b), options.max_hops))
                 record = bench.run_pair(pair, options, shared)
                 records.append((pair, record))
