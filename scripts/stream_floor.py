@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any
 
 from visual_degrees.domain.models import RunOptions
 from visual_degrees.domain.names import name_key
@@ -26,7 +25,8 @@ from visual_degrees.ports import Put
 from visual_degrees_tools.adapters.sqlite_memory import SqliteMemory
 from visual_degrees_tools.bench import Truth
 from visual_degrees_tools.bench.harness import Bench
-from visual_degrees_tools.bench.pairs import Person
+from visual_degrees_tools.bench.metrics import RunRecord
+from visual_degrees_tools.bench.pairs import BenchPair, Person
 from visual_degrees_tools.bench.stream import THIRD, stream_pairs
 from visual_degrees_tools.bench.stream_floor import End, PagesRead, QuestionFloor, question_floor
 from visual_degrees_tools.local.environments import sandbox_environment
@@ -39,12 +39,17 @@ class PagesKept(SqliteMemory):
 
     def __init__(self) -> None:
         super().__init__(":memory:")
-        self.results: list[tuple[str, str]] = []
+        self._new: list[tuple[str, str]] = []
 
     def put(self, put: Put) -> bool:
         if put.pk.startswith("shared#") and "#search#" in put.pk:
-            self.results.extend((hit["imageUrl"], hit["title"]) for hit in put.data.get("hits", []))
+            self._new.extend((hit["imageUrl"], hit["title"]) for hit in put.data.get("hits", []))
         return super().put(put)
+
+    def take(self) -> list[tuple[str, str]]:
+        """The results written since the last call (each page is handed over once)."""
+        new, self._new = self._new, []
+        return new
 
 
 def main() -> None:
@@ -74,19 +79,17 @@ def main() -> None:
     for seed in args.seeds:
         bench, shared = Bench(environment, truth), PagesKept()
         store, pages = MemoryGraphStore(shared), PagesRead(truth.shown, key_of)
-        costs: list[float] = []
         floors: list[QuestionFloor] = []
-        records = []
+        records: list[tuple[BenchPair, RunRecord]] = []
         try:
             for pair in stream_pairs(environment.web, args.stream, seed):
                 known = KnownLinks(store, environment.web.identity, VirtualClock(EPOCH), "floor")
-                pages.add(shared.results)
+                pages.add(shared.take())
                 floors.append(question_floor(known, pages, end(pair.a), end(pair.b), options.max_hops))
-                record = bench.run_pair(pair, options, shared)
-                records.append((pair, record))
-                costs.append(record.cost_usd)
+                records.append((pair, bench.run_pair(pair, options, shared)))
         finally:
             shared.close()
+        costs = [record.cost_usd for _, record in records]
         first, last = sum(costs[:THIRD]) / THIRD, sum(costs[-THIRD:]) / THIRD
         tail = floors[-THIRD:]
         new = " / ".join(str(sum(1 for q in tail if q.new == n)) for n in (0, 1, 2))
@@ -100,7 +103,7 @@ def main() -> None:
             _detail(records, floors)
 
 
-def _detail(records: list[tuple[Any, Any]], floors: list[QuestionFloor]) -> None:
+def _detail(records: list[tuple[BenchPair, RunRecord]], floors: list[QuestionFloor]) -> None:
     start = len(records) - THIRD
     dear = [
         (record.cost_usd - floor.titled, n, pair, record, floor)
