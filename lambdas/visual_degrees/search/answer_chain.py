@@ -88,6 +88,7 @@ def _gone(scope: SearchScope, edges: Iterable[Edge | None]) -> list[list[str]]:
 def _withdraw(scope: SearchScope, failed: list[list[str]]) -> None:
     # A group photo backs a reused link per pair of its people: those not yet checked leave with the
     # one that failed, so the next chain looked at is not through the same photo.
+    # (An entry a step journalled before the URL was kept has three fields: replayed, it names no photo.)
     photos = {entry[3]: entry[2] for entry in failed if len(entry) > 3}
     listed = {frozenset(entry[:2]) for entry in failed}
     more = [
