@@ -28,7 +28,13 @@ from visual_degrees_tools.bench.harness import Bench
 from visual_degrees_tools.bench.metrics import RunRecord
 from visual_degrees_tools.bench.pairs import BenchPair, Person
 from visual_degrees_tools.bench.stream import THIRD, stream_pairs
-from visual_degrees_tools.bench.stream_floor import End, PagesRead, QuestionFloor, question_floor
+from visual_degrees_tools.bench.stream_floor import (
+    End,
+    PagesRead,
+    QuestionFloor,
+    question_floor,
+    recognised_on,
+)
 from visual_degrees_tools.local.environments import sandbox_environment
 from visual_degrees_tools.sandbox import EPOCH, VirtualClock
 
@@ -78,7 +84,7 @@ def main() -> None:
     print("|---|---|---|---|---|---|---|---|---|")
     for seed in args.seeds:
         bench, shared = Bench(environment, truth), PagesKept()
-        store, pages = MemoryGraphStore(shared), PagesRead(truth.shown, key_of)
+        store, pages = MemoryGraphStore(shared), PagesRead(recognised_on(environment.web), key_of)
         floors: list[QuestionFloor] = []
         records: list[tuple[BenchPair, RunRecord]] = []
         try:

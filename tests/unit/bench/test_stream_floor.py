@@ -7,10 +7,12 @@ from __future__ import annotations
 import pytest
 
 from tests.support.fakes import ManualClock
+from visual_degrees.domain.errors import ProviderError
 from visual_degrees.domain.graph_links import GraphLink
 from visual_degrees.lifecycle.evidence_graph import KnownLinks, MemoryGraphStore
 from visual_degrees_tools.adapters.sqlite_memory import SqliteMemory
-from visual_degrees_tools.bench.stream_floor import End, PagesRead, question_floor
+from visual_degrees_tools.bench.stream_floor import End, PagesRead, question_floor, recognised_on
+from visual_degrees_tools.sandbox.photoweb import Sighting
 
 WEB = "sandbox:test"
 # The photos of the pages read, as the simulator's truth has them: who is really in each.
@@ -89,3 +91,31 @@ def test_a_page_read_twice_is_counted_once() -> None:
     read = pages(("u/ann-eve", "Eve Fox and Ann Lee"))
     read.add([("u/ann-eve", "Eve Fox and Ann Lee")])
     assert read.partners == read.titled == {"id-ann lee": {"id-eve fox"}, "id-eve fox": {"id-ann lee"}}
+
+
+class TwoFaceWeb:
+    """A photo web of one photo of Ann (recognised at 99) and Eve (truly there, scored 78)."""
+
+    class world:
+        @staticmethod
+        def celebrity_id(person: int) -> str:
+            return ("id-ann lee", "id-eve fox")[person]
+
+    @staticmethod
+    def photo_from_url(url: str) -> int:
+        if url != "u/ann-eve":
+            raise ProviderError(f"no such image (HTTP 404): {url}")
+        return 0
+
+    @staticmethod
+    def sightings(photo: int) -> list[Sighting]:
+        return [Sighting(0, 0, 99.0, 0), Sighting(1, 1, 78.0, 1)]
+
+
+def test_a_face_scored_below_80_ties_nobody(known: KnownLinks) -> None:
+    shown = recognised_on(TwoFaceWeb())  # type: ignore[arg-type]
+    assert shown("u/ann-eve") == {"id-ann lee"} and shown("u/elsewhere") == frozenset()
+    read = PagesRead(shown, lambda i: i.removeprefix("id-"))
+    read.add([("u/ann-eve", "Eve Fox and Ann Lee at a gala")])
+    floor = question_floor(known, read, CAT, EVE, max_hops=6)
+    assert (floor.floor, floor.titled) == (pytest.approx(0.006), pytest.approx(0.006))

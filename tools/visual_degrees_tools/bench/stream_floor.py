@@ -4,8 +4,8 @@ it is asked (issue 20's target: the last 30 questions at most 30 % of the first 
 - Ends connected in the graph within the hop limit: nothing; the answer is read from it.
 - Otherwise each end the graph holds no link of must be tied by a photo of them with someone, one
   recognition at least. That is all it needs only when a page some earlier run bought holds a photo
-  that truly shows them with someone the graph holds, or with the other end; without one, a search
-  too.
+  the recogniser names them in, at >= 80 as themselves, beside someone the graph holds or the other
+  end (a face in the photo scored lower proves nothing); without one, a search too.
 - Both ends held but not connected within the hop limit: nothing (a lower bound).
 
 Two such floors: `floor` counts any photo on a page read (a strategy that knows which faces every
@@ -22,7 +22,10 @@ from dataclasses import dataclass, field
 
 from visual_degrees.domain.captions import keys_in_title
 from visual_degrees.domain.costs import DEFAULT_COSTS
+from visual_degrees.domain.errors import ProviderError
 from visual_degrees.lifecycle.evidence_graph import KnownLinks
+from visual_degrees_tools.sandbox import PhotoWeb
+from visual_degrees_tools.sandbox.ground_truth import recognised_in
 
 RECOGNITION = DEFAULT_COSTS.recognition_usd
 SEARCH = DEFAULT_COSTS.search_usd
@@ -43,12 +46,13 @@ class QuestionFloor:
 
 @dataclass
 class PagesRead:
-    """Who the photos of the pages read so far truly show together, kept up to date page by page:
-    `shown` gives the celebrity ids truly in a photo (by image URL), `key_of` the person key of an id."""
+    """Who the photos of the pages read so far prove together, kept up to date page by page:
+    `shown` gives the celebrity ids the recogniser names at >= 80 as themselves in a photo (by image
+    URL), `key_of` the person key of an id."""
 
     shown: Callable[[str], frozenset[str]]
     key_of: Callable[[str], str | None]
-    partners: dict[str, set[str]] = field(default_factory=dict)  # id -> ids truly in one photo with it
+    partners: dict[str, set[str]] = field(default_factory=dict)  # id -> ids recognised in one photo with it
     titled: dict[str, set[str]] = field(default_factory=dict)  # ... whose title there names both
     _read: set[tuple[str, str]] = field(default_factory=set)
 
@@ -63,6 +67,24 @@ class PagesRead:
                 self.partners.setdefault(who, set()).update(ids - {who})
                 if who in titled:
                     self.titled.setdefault(who, set()).update(titled - {who})
+
+
+def recognised_on(web: PhotoWeb, threshold: float = 80.0) -> Callable[[str], frozenset[str]]:
+    """`PagesRead.shown` for a sandbox web: the celebrity ids the recogniser names as themselves at
+    >= `threshold` in the photo at an image URL. A face truly there but scored lower proves no link,
+    so a strategy that knows the web pays a search for that end all the same."""
+    seen: dict[int, frozenset[str]] = {}
+
+    def shown(image_url: str) -> frozenset[str]:
+        try:
+            photo = web.photo_from_url(image_url)
+        except ProviderError:
+            return frozenset()  # a URL the simulator never served
+        if photo not in seen:
+            seen[photo] = frozenset(web.world.celebrity_id(p) for p in recognised_in(web, photo, threshold))
+        return seen[photo]
+
+    return shown
 
 
 def question_floor(known: KnownLinks, pages: PagesRead, a: End, b: End, max_hops: int) -> QuestionFloor:
