@@ -2,10 +2,13 @@
 
     python scripts/bench_knowing.py --world ../shared/data/worlds/cast.G.txt --tiers famous=60,known=100
     python scripts/bench_knowing.py --world ../shared/data/worlds/cast.G.txt --web clean --tiers uniform=200
+    python scripts/bench_knowing.py --world ../shared/data/worlds/cast.G.txt --stream 90 --stream-seeds 1 2 3
 
 `--web`: the realistic web (the default, as `visual-degrees bench`) or the clean one; `--tiers`: the
 pairs, drawn as `visual-degrees bench --tier T --sample N --seed S` draws them (scripts/bench_webs.py).
-One JSON line of figures per tier.
+One JSON line of figures per tier. `--stream N --stream-seeds S…`: instead of tiers, the 90-question
+streams of `visual-degrees bench --stream N --seed S` (one memory and evidence graph a stream, every
+run from the same simulated date), one JSON line a stream with its cost by tens and last-30 ratio.
 
 The simulated planner normally remembers credits (who was in which film), as a language model
 might; here it is replaced by one whose "co-stars" of a person are exactly the people some photo
@@ -25,11 +28,9 @@ from pathlib import Path
 from bench_webs import tiers
 
 from visual_degrees_tools.bench import Bench, BenchConfig, Truth, machine_state, sample_pairs
-from visual_degrees_tools.local.environments import SandboxEnvironment, sandbox_environment
-from visual_degrees_tools.local.runner import RunEnvironment
-from visual_degrees_tools.sandbox.ground_truth import ground_truth
-from visual_degrees_tools.sandbox.knowledge import Knowledge
-from visual_degrees_tools.sandbox.planner import SimulatedPlanner
+from visual_degrees_tools.bench.knowing import Knowing
+from visual_degrees_tools.bench.stream import stream_figures, stream_pairs
+from visual_degrees_tools.local.environments import sandbox_environment
 from visual_degrees_tools.sandbox_options import DEFAULT_WEB, WEB_NAMES
 
 KEYS = (
@@ -48,39 +49,6 @@ KEYS = (
 )
 
 
-class PhotoKnowledge(Knowledge):
-    """Knows every provable co-appearance, and the event it happened at (one of them)."""
-
-    def __init__(self, environment: SandboxEnvironment) -> None:
-        super().__init__(environment.web.world)
-        self.graph = ground_truth(environment.web).provable_graph(80.0)
-
-    def _costars(self, person: int) -> dict[int, int]:
-        events = set(self.world.person_events[person])
-        found = {}
-        for other in self.graph.neighbors(person):
-            shared = events.intersection(self.world.person_events[other])
-            found[other] = min(shared) if shared else self.world.person_events[person][0]
-        return found
-
-    def confabulates(self, a: int, b: int) -> bool:
-        return False
-
-
-class Knowing:
-    def __init__(self, environment: SandboxEnvironment) -> None:
-        self.environment = environment
-        self.web = environment.web
-        self.knowledge = PhotoKnowledge(environment)
-
-    def __call__(self, run_id: str) -> RunEnvironment:
-        env = self.environment(run_id)
-        planner = env.providers.planner
-        assert isinstance(planner, SimulatedPlanner)
-        planner.knowledge = self.knowledge
-        return env
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -89,9 +57,21 @@ def main() -> int:
     parser.add_argument("--web", choices=WEB_NAMES, default=DEFAULT_WEB)
     parser.add_argument("--tiers", default="uniform=200", help="tier=pairs,… (default uniform=200)")
     parser.add_argument("--seed", type=int, default=11)
+    parser.add_argument("--stream", type=int, help="questions a stream (instead of --tiers)")
+    parser.add_argument("--stream-seeds", type=int, nargs="+", default=[1])
     args = parser.parse_args()
-    environment = sandbox_environment(args.world, web=args.web)
+    # A stream's runs all start at the same simulated date, as `bench --stream` runs them.
+    environment = sandbox_environment(args.world, web=args.web, dated=args.stream is None)
     bench = Bench(Knowing(environment), Truth(environment.web))  # type: ignore[arg-type]
+    if args.stream is not None:
+        for seed in args.stream_seeds:
+            result = bench.run(
+                stream_pairs(environment.web, args.stream, seed), BenchConfig(shared_memory=True)
+            )
+            figures = {k: result.figures[k] for k in KEYS} | stream_figures(result.records)
+            shown = {"world": args.world.name, "web": args.web, "stream": args.stream, "seed": seed}
+            print(json.dumps(shown | figures | {"machine": machine_state()}), flush=True)
+        return 0
     for tier, count in tiers(args.tiers):
         pairs = sample_pairs(environment.web, count, args.seed, tier)
         figures = bench.run(pairs, BenchConfig()).figures

@@ -11,6 +11,8 @@ default strategy's first and last 30 a question, how many of the last 30 had 0, 
 the graph, and each floor a question and against the strategy's own first 30. Benchmark-only: it
 reads the photo web's ground truth. `--detail` also lists, per stream, the last 30's questions that
 cost the strategy more than $0.005 above their titles-only floor, dearest first: where to look.
+`--kinds` adds one table of the last 30 of every stream asked, by how many ends were new to the
+graph; `--knowing` runs the streams with a planner that knows the photo web (bench/knowing.py).
 """
 
 from __future__ import annotations
@@ -25,13 +27,17 @@ from visual_degrees.ports import Put
 from visual_degrees_tools.adapters.sqlite_memory import SqliteMemory
 from visual_degrees_tools.bench import Truth
 from visual_degrees_tools.bench.harness import Bench
+from visual_degrees_tools.bench.knowing import Knowing
 from visual_degrees_tools.bench.metrics import RunRecord
 from visual_degrees_tools.bench.pairs import BenchPair, Person
 from visual_degrees_tools.bench.stream import THIRD, stream_pairs
 from visual_degrees_tools.bench.stream_floor import (
+    Asked,
     End,
+    KindFigures,
     PagesRead,
     QuestionFloor,
+    by_kind,
     question_floor,
     recognised_on,
 )
@@ -64,6 +70,8 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, nargs="+", default=[1, 2, 3, 4, 5])
     parser.add_argument("--stream", type=int, default=90)
     parser.add_argument("--detail", action="store_true", help="list the last 30's dearest questions")
+    parser.add_argument("--kinds", action="store_true", help="the last 30 by ends new to the graph, pooled")
+    parser.add_argument("--knowing", action="store_true", help="runs ask a planner that knows the web")
     args = parser.parse_args()
     environment = sandbox_environment(args.world, dated=False)  # as `bench` builds it
     truth = Truth(environment.web)
@@ -77,13 +85,15 @@ def main() -> None:
         return End(name_key(person.name), person.ids)
 
     options = RunOptions()
+    runs = Knowing(environment) if args.knowing else environment
+    asked: list[Asked] = []
     print(
         "| stream | first 30 | last 30 | last / first | last 30: questions with 0 / 1 / 2 ends new to "
         "the graph | floor | floor / first | titles only | titles only / first |"
     )
     print("|---|---|---|---|---|---|---|---|---|")
     for seed in args.seeds:
-        bench, shared = Bench(environment, truth), PagesKept()
+        bench, shared = Bench(runs, truth), PagesKept()  # type: ignore[arg-type]
         store, pages = MemoryGraphStore(shared), PagesRead(recognised_on(environment.web), key_of)
         floors: list[QuestionFloor] = []
         records: list[tuple[BenchPair, RunRecord]] = []
@@ -107,6 +117,22 @@ def main() -> None:
         )
         if args.detail:
             _detail(records, floors)
+        asked += [Asked(f, r.cost_usd, r.searches) for (_, r), f in zip(records[-THIRD:], tail, strict=True)]
+    if args.kinds:
+        _kinds(by_kind(asked))
+
+
+def _kinds(figures: dict[str, KindFigures]) -> None:
+    print(
+        "\n| last 30, pooled | questions | spent | mean | median | p90 | no search | every new end tied by a "
+        "title read before | … and no search |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|")
+    for name, f in figures.items():
+        print(
+            f"| {name} | {f.questions} | ${f.spent:.3f} | ${f.spent / f.questions:.4f} | ${f.median:.4f} | "
+            f"${f.p90:.4f} | {f.no_search} | {f.titled_tie} | {f.titled_tie_no_search} |"
+        )
 
 
 def _detail(records: list[tuple[BenchPair, RunRecord]], floors: list[QuestionFloor]) -> None:

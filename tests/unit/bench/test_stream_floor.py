@@ -11,7 +11,16 @@ from visual_degrees.domain.errors import ProviderError
 from visual_degrees.domain.graph_links import GraphLink
 from visual_degrees.lifecycle.evidence_graph import KnownLinks, MemoryGraphStore
 from visual_degrees_tools.adapters.sqlite_memory import SqliteMemory
-from visual_degrees_tools.bench.stream_floor import End, PagesRead, question_floor, recognised_on
+from visual_degrees_tools.bench.stream_floor import (
+    KINDS,
+    Asked,
+    End,
+    PagesRead,
+    QuestionFloor,
+    by_kind,
+    question_floor,
+    recognised_on,
+)
 from visual_degrees_tools.sandbox.photoweb import Sighting
 
 WEB = "sandbox:test"
@@ -119,3 +128,33 @@ def test_a_face_scored_below_80_ties_nobody(known: KnownLinks) -> None:
     read.add([("u/ann-eve", "Eve Fox and Ann Lee at a gala")])
     floor = question_floor(known, read, CAT, EVE, max_hops=6)
     assert (floor.floor, floor.titled) == (pytest.approx(0.006), pytest.approx(0.006))
+
+
+def asked(new: int, titled: float, cost: float, searches: int) -> Asked:
+    return Asked(QuestionFloor(new, titled, titled), cost, searches)
+
+
+def test_questions_are_grouped_by_how_many_ends_were_new_and_what_they_cost() -> None:
+    figures = by_kind(
+        [
+            asked(0, 0.0, 0.0, 0),  # read from the graph
+            asked(0, 0.0, 0.014, 2),  # both held but not connected: paid
+            asked(1, 0.001, 0.001, 0),  # tied by a title read before, no search
+            asked(1, 0.001, 0.012, 2),  # such a title, yet searched
+            asked(1, 0.006, 0.030, 4),
+            asked(2, 0.002, 0.050, 6),  # both tied by titles read before
+            asked(2, 0.007, 0.090, 9),  # one of them not
+        ]
+    )
+    assert list(figures) == list(KINDS)
+    one = figures["one new"]
+    assert (one.questions, one.no_search, one.titled_tie, one.titled_tie_no_search) == (3, 1, 2, 1)
+    assert one.spent == pytest.approx(0.043) and one.median == pytest.approx(0.012) and one.p90 == 0.030
+    both = figures["both new"]
+    assert (both.questions, both.titled_tie) == (2, 1)
+    assert figures["both held, paid"].spent == pytest.approx(0.014)
+    assert figures["read from the graph"].questions == 1
+
+
+def test_a_kind_no_question_had_is_left_out() -> None:
+    assert list(by_kind([asked(1, 0.006, 0.02, 1)])) == ["one new"]

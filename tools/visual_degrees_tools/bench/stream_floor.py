@@ -17,6 +17,7 @@ reads the photo web's ground truth.
 
 from __future__ import annotations
 
+import statistics
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
@@ -120,3 +121,58 @@ def connected(known: KnownLinks, a: str, b: str, max_hops: int) -> bool:
                     nxt.append(neighbour.key)
         layer = nxt
     return False
+
+
+@dataclass(frozen=True)
+class Asked:
+    """One question of a stream as it was answered: its floors before it, and what the run spent."""
+
+    floor: QuestionFloor
+    cost: float
+    searches: int
+
+
+@dataclass(frozen=True)
+class KindFigures:
+    questions: int
+    spent: float  # USD, all of them
+    median: float
+    p90: float
+    no_search: int  # answered without a search
+    titled_tie: int  # every new end tied by a title on a page read (titles-only floor a recognition each)
+    titled_tie_no_search: int  # ... and answered without a search
+
+
+KINDS = ("read from the graph", "both held, paid", "one new", "both new")
+
+
+def kind(floor: QuestionFloor, cost: float) -> str:
+    """Which of KINDS a question is: by how many ends the graph held no link of (both held but not
+    connected within the hop limit, and paid for, apart)."""
+    if floor.new:
+        return KINDS[1 + floor.new]
+    return KINDS[0] if cost == 0 else KINDS[1]
+
+
+def by_kind(asked: Iterable[Asked]) -> dict[str, KindFigures]:
+    """What questions of each kind cost, and how many were tied by titles already read."""
+    groups: dict[str, list[Asked]] = {}
+    for question in asked:
+        groups.setdefault(kind(question.floor, question.cost), []).append(question)
+    figures = {}
+    for name in KINDS:
+        group = groups.get(name)
+        if not group:
+            continue
+        costs = sorted(q.cost for q in group)
+        tied = [q for q in group if q.floor.new and q.floor.titled <= q.floor.new * RECOGNITION + 1e-9]
+        figures[name] = KindFigures(
+            questions=len(group),
+            spent=sum(costs),
+            median=statistics.median(costs),
+            p90=costs[min(len(costs) - 1, int(len(costs) * 0.9))],
+            no_search=sum(1 for q in group if q.searches == 0),
+            titled_tie=len(tied),
+            titled_tie_no_search=sum(1 for q in tied if q.searches == 0),
+        )
+    return figures
