@@ -147,8 +147,8 @@ KINDS = ("read from the graph", "both held, paid", "one new", "both new")
 
 
 def kind(floor: QuestionFloor, cost: float) -> str:
-    """Which of KINDS a question is: by how many ends the graph held no link of (both held but not
-    connected within the hop limit, and paid for, apart)."""
+    """Which of KINDS a question is: by how many ends the graph held no link of; with both held,
+    whether the run paid anything (most often the graph held no chain within the hop limit)."""
     if floor.new:
         return KINDS[1 + floor.new]
     return KINDS[0] if cost == 0 else KINDS[1]
