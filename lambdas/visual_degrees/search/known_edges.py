@@ -30,9 +30,11 @@ from visual_degrees.search.scope import SearchScope
 # Adjacency reads a look for a chain between two people may make (each read is one query): the
 # many looks a run makes for people its pages name beside an end.
 MAX_READS = 40
-# ... S1's look for a chain between the ends, made once a question (MAX_LOOKS when photos fail):
-# a chain the graph holds and this look misses is paid for again, search by search.
-ANSWER_READS = 40
+# ... S1's look for a chain between the ends, once a question (again when a photo of it fails): a
+# chain the graph holds and this look misses is paid for again, search by search. On sparse worlds
+# the two ends' neighbourhoods take more than 40 reads to meet (cast.06 streams: up to 100, 13 on
+# average; docs/benchmarks/stream.md, round 8); a read is one Query of at most MAX_ADOPTED items.
+ANSWER_READS = 200
 # Neighbours read per person: a hub met by many runs must not make every read heavier.
 MAX_ADOPTED = 60
 # Links of an end's component brought into the run's graph when no chain is known (each one read).
