@@ -27,8 +27,14 @@ from visual_degrees.search.observe import Observed, PhotoCheck, photo_check
 from visual_degrees.search.port import StepResult
 from visual_degrees.search.scope import SearchScope
 
-# Adjacency reads one question may make looking for a chain (each read is one query).
+# Adjacency reads a look for a chain between two people may make (each read is one query): the
+# many looks a run makes for people its pages name beside an end.
 MAX_READS = 40
+# ... S1's look for a chain between the ends, once a question (again when a photo of it fails): a
+# chain the graph holds and this look misses is paid for again, search by search. On sparse worlds
+# the two ends' neighbourhoods take more than 40 reads to meet (cast.06 streams: up to 100, 13 on
+# average; docs/benchmarks/stream.md, round 8); a read is one Query of at most MAX_ADOPTED items.
+ANSWER_READS = 200
 # Neighbours read per person: a hub met by many runs must not make every read heavier.
 MAX_ADOPTED = 60
 # Links of an end's component brought into the run's graph when no chain is known (each one read).
@@ -122,7 +128,7 @@ def chain_in_memory(scope: SearchScope) -> bool:
     failed_urls: set[str] = set()  # photos whose re-check failed in this look
     rechecks = 0
     for _ in range(MAX_LOOKS):
-        keys = shortest_known(scope, a, b)
+        keys = shortest_known(scope, a, b, max_reads=ANSWER_READS)
         if keys is None:
             return False
         chain = [scope.known.edge(x, y) for x, y in pairwise(keys)]
@@ -170,10 +176,12 @@ def set_aside(scope: SearchScope, a: str, b: str, *, gone: bool) -> None:
     scope.graph.keep_out(a, b)
 
 
-def shortest_known(scope: SearchScope, a: str, b: str, max_hops: int | None = None) -> list[str] | None:
+def shortest_known(
+    scope: SearchScope, a: str, b: str, max_hops: int | None = None, *, max_reads: int = MAX_READS
+) -> list[str] | None:
     """The fewest-links chain a..b (person keys) the graph holds within max hops (the run's unless
     given), found breadth first from both ends a whole layer at a time (so the first meeting is a
-    shortest one), within MAX_READS adjacency reads."""
+    shortest one), within `max_reads` adjacency reads."""
     max_hops = scope.options.max_hops if max_hops is None else max_hops
     parents: list[dict[str, str | None]] = [{a: None}, {b: None}]
     layers = [[a], [b]]
@@ -182,7 +190,7 @@ def shortest_known(scope: SearchScope, a: str, b: str, max_hops: int | None = No
         side = 0 if len(layers[0]) <= len(layers[1]) else 1
         found, nxt = [], []
         for node in layers[side]:
-            if reads >= MAX_READS:
+            if reads >= max_reads:
                 break
             reads += 1
             for neighbour in scope.known.neighbours(node, MAX_ADOPTED):
@@ -197,7 +205,7 @@ def shortest_known(scope: SearchScope, a: str, b: str, max_hops: int | None = No
             meet = min(found, key=lambda k: (_depth(parents[0], k) + _depth(parents[1], k), k))
             return _walk(parents[0], meet)[::-1] + _walk(parents[1], meet)[1:]
         layers[side] = nxt
-        if reads >= MAX_READS:
+        if reads >= max_reads:
             break
     return None
 

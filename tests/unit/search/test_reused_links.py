@@ -16,7 +16,7 @@ from visual_degrees.domain.models import Edge, Evidence, FetchedImage
 from visual_degrees.search.answer_chain import reused_photos_resolve, standing
 from visual_degrees.search.confirm import settle
 from visual_degrees.search.evidence import accept_edge
-from visual_degrees.search.known_edges import MAX_RECHECKS, chain_in_memory, import_known
+from visual_degrees.search.known_edges import MAX_READS, MAX_RECHECKS, chain_in_memory, import_known
 from visual_degrees.search.observe import photo_check
 from visual_degrees.search.progress import partial_paths_payload, show_progress
 from visual_degrees.steps import finalize_success
@@ -290,3 +290,19 @@ def test_a_pair_the_run_proved_itself_is_not_withdrawn_when_the_graphs_link_for_
     # Then the graph's A — X is forgotten, but the run keeps its own photo of the pair
     assert run.scope.known.link(key(A), key(X)) is None
     assert run.scope.graph.confidence(key(A), key(X)) is not None
+
+
+def test_the_graphs_chain_between_the_ends_is_found_past_the_reads_of_a_look_for_a_named_person() -> None:
+    # Given a graph where A and B have many neighbours each, and the one chain between them,
+    # A — Zz Bridge — Zz Middle — B, goes through the last of A's neighbours to be read
+    run = run_of(FakeWeb(), knobs=WALK)
+    crowd = MAX_READS + 5
+    for n in range(crowd):
+        remembered(run, A, f"Filler {n:02d}")
+        remembered(run, B, f"Other {n:02d}")
+    for x, y in ((A, "Zz Bridge"), ("Zz Bridge", "Zz Middle"), ("Zz Middle", B)):
+        remembered(run, x, y)
+    # When the run asks the graph first (S1)
+    found = chain_in_memory(run.scope)
+    # Then the chain is read from it, although meeting in the middle takes more reads than MAX_READS
+    assert found and run.scope.graph.connects(key(A), key(B), 3)
