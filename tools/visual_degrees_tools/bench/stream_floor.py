@@ -74,16 +74,13 @@ def recognised_on(web: PhotoWeb, threshold: float = 80.0) -> Callable[[str], fro
     """`PagesRead.shown` for a sandbox web: the celebrity ids the recogniser names as themselves at
     >= `threshold` in the photo at an image URL. A face truly there but scored lower proves no link,
     so a strategy that knows the web pays a search for that end all the same."""
-    seen: dict[int, frozenset[str]] = {}
 
     def shown(image_url: str) -> frozenset[str]:
         try:
             photo = web.photo_from_url(image_url)
         except ProviderError:
             return frozenset()  # a URL the simulator never served
-        if photo not in seen:
-            seen[photo] = frozenset(web.world.celebrity_id(p) for p in recognised_in(web, photo, threshold))
-        return seen[photo]
+        return frozenset(web.world.celebrity_id(p) for p in recognised_in(web, photo, threshold))
 
     return shown
 
