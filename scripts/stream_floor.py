@@ -43,8 +43,8 @@ from visual_degrees_tools.bench.stream_floor import (
     recognised_on,
 )
 from visual_degrees_tools.local.environments import sandbox_environment
-from visual_degrees_tools.sandbox_options import DEFAULT_WEB, WEB_NAMES
 from visual_degrees_tools.sandbox import EPOCH, VirtualClock
+from visual_degrees_tools.sandbox_options import DEFAULT_WEB, WEB_NAMES
 
 
 class PagesKept(SqliteMemory):
