@@ -192,3 +192,26 @@ def test_a_titles_photo_that_ties_nobody_is_followed_by_the_next() -> None:
     result = ask(web, memory, BOB, EVE, None)
     assert result.final.data["path"] == [BOB, DAN, EVE]
     assert usage(result) == (0, 2, 0) and web.asked == []
+
+
+def test_two_ends_apart_in_the_graph_are_joined_by_a_title_naming_both_with_no_search() -> None:
+    # Given a graph of two parts, Ann—Cat and Dan—Bob, and a title read before naming Ann with Bob
+    memory = SqliteMemory(":memory:")
+    web = still_up(TitledWeb())
+    web.answer(f"{ANN} {CAT}", web.titled("u/ann-cat", f"{ANN} and {CAT} on set", face(ANN), face(CAT)))
+    web.answer(
+        f"{DAN} {BOB}",
+        web.titled("u/dan-bob", f"{DAN} and {BOB} on set", face(DAN), face(BOB)),
+        web.titled("u/ann-bob", f"{ANN} and {BOB} at a gala", face(ANN), face(BOB)),
+    )
+    assert ask(web, memory, ANN, CAT, None).final.data["path"] == [ANN, CAT]
+    assert ask(web, memory, DAN, BOB, None).final.data["path"] == [DAN, BOB]
+    web.asked.clear()
+
+    # When Ann — Bob is asked / Then that photo joins them in one degree: one recognition, no search
+    sink = ListSink()
+    result = ask(web, memory, ANN, BOB, None, sink)
+    assert result.final.data["path"] == [ANN, BOB]
+    assert usage(result) == (0, 1, 0) and web.asked == []
+    said = [e.data.get("message", "") for e in sink.events if e.type == "status"]
+    assert any("far from the other end in the evidence graph" in m for m in said)

@@ -34,6 +34,10 @@ PHOTOS_TRIED = 2
 # With both ends new: meeting points of each end whose distance in the graph is looked up (pairs of
 # them, each one look of known_edges.MAX_READS reads at most).
 MEETING_POINTS = 3
+# Both ends in the graph but apart: titles read before naming one end with the other or with someone
+# at most this many links from them (a chain of two at most: S1's page for the pair, bought instead,
+# most often shows the two together).
+APART_LINKS = 1
 # People of one title it is kept under: a crowd's caption is a poor lead for anyone in it.
 MOST_NAMED = 6
 # Entries (a person, a photo) kept of one page, the smallest groups first: each is a small item
@@ -70,21 +74,42 @@ def page_about(scope: SearchScope) -> tuple[Person, list[ImageHit]] | None:
     """(the new end, the titles naming it with someone of the other end's part of the graph, the
     likeliest first), or None unless exactly one end is new to the graph and such titles exist."""
     ends = new_and_known(scope)
-    if ends is None:
+    return None if ends is None else _toward(scope, *ends)
+
+
+def page_about_apart(scope: SearchScope) -> tuple[Person, list[ImageHit]] | None:
+    """Both ends in the graph, which holds no chain between them within the hop limit (S1's look
+    found none): titles naming one end with the other or with a neighbour of the other's, whose
+    photo gives a chain of one or two links, before S1 buys the pair's page; else None."""
+    a, b = scope.state.person_a, scope.state.person_b
+    if not (scope.known.holds(a.key) and scope.known.holds(b.key)):
         return None
-    new, known = ends
+    for end, other in ((a, b), (b, a)):
+        got = _toward(scope, end, other, APART_LINKS)
+        if got is not None:
+            return got
+    return None
+
+
+def _toward(
+    scope: SearchScope, new: Person, known: Person, links: int | None = None
+) -> tuple[Person, list[ImageHit]] | None:
+    """The titles naming `new` with someone of `known`'s part of the graph (`links`: at most that
+    many links from `known`, else any a chain fits through), the likeliest first."""
     hits = scope.shared.titles_naming(new.key, TITLES_READ)
     if not hits:
         return None
     # Those of the known end's part a chain fits through with one more link, to the new end; and,
     # further out, those the graph links to the known end (their chain brought into the run).
     depth, _, _ = near(scope, known.key, ADJACENCY_READS)
+    if links is not None:
+        depth = {key: d for key, d in depth.items() if d <= links}
     kept: list[tuple[int, int, ImageHit]] = []
     lookups, chains = Lookups(LOOKUPS), 0
     for hit in hits:
         others = [key for key in keys_in_title(hit.title) if key != new.key]
         nearest = min((depth[key] for key in others if key in depth), default=None)
-        if nearest is None and chains < CHAINS:
+        if nearest is None and chains < CHAINS and links is None:
             for person in in_graph(scope, others, lookups):
                 chains += 1
                 got = bring_in(scope, person, known.key, scope.options.max_hops - 1)

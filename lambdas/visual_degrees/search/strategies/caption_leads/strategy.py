@@ -62,6 +62,8 @@ class CaptionLeads:
         if known is not None:
             return known
         tied = self._tie_from_titles(scope)
+        if tied is None:  # not one end new: both in the graph, which holds no chain between them?
+            tied = self._tie_from_titles(scope, earlier_titles.page_about_apart, ".apart")
         if tied is not None and tied.reached:
             return tied
         state = scope.state
@@ -128,8 +130,9 @@ class CaptionLeads:
             f"titles.photos{step}",
             lambda: [h.image_url for h in hits if book.available(h.image_url)][: earlier_titles.PHOTOS_TRIED],
         )
+        where = "far from the other end in" if scope.known.holds(found["key"]) else "new to"
         scope.status(
-            f"{found['name']} is new to the evidence graph; earlier runs read "
+            f"{found['name']} is {where} the evidence graph; earlier runs read "
             f"{plural(len(hits), 'title')} naming them with people it links: recognising "
             f"{'the likeliest photo' if len(photos) == 1 else f'up to {len(photos)} photos, one at a time'}",
             earlier=True,
