@@ -93,8 +93,8 @@ def import_figures() -> dict[str, Any]:
 
 class AwsCalls:
     """Counts every AWS request of a boto3 client, and DynamoDB capacity units as AWS would bill
-    them (strong reads: 1 RRU per started 4 KB an item; writes 1 WRU per started 1 KB; transactional
-    writes twice that)."""
+    them (strong reads: 1 RRU per started 4 KB an item; writes, batched or not, 1 WRU per started 1 KB
+    an item; transactional writes twice that)."""
 
     def __init__(self) -> None:
         self.requests: Counter[str] = Counter()
@@ -112,6 +112,11 @@ class AwsCalls:
             self.wru += _units(params["Item"], 1024)
         elif model.name in {"UpdateItem", "DeleteItem"}:
             self.wru += 1
+        elif model.name == "BatchWriteItem":
+            for requests in params["RequestItems"].values():
+                for request in requests:
+                    put = request.get("PutRequest")
+                    self.wru += _units(put["Item"], 1024) if put else 1
         elif model.name == "TransactWriteItems":
             for action in params["TransactItems"]:
                 item = next(iter(action.values()))

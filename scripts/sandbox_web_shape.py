@@ -5,7 +5,10 @@ how many of the results for a person's name show them alone; for the clean and t
     python scripts/sandbox_web_shape.py --web realistic --json WORLD
 
 The figures docs/sandbox.md quotes for the realistic web. People are sampled (seed 1); "results"
-are the first 200 for the person's name, as the default strategy reads them.
+are the first 200 for the person's name, as the default strategy reads them. `titles_kept_per_page`:
+the entries (a person, a photo) the pages of the 400 most credited people (those a `bench --stream`
+asks about; their name, and their first discovery page, "X cast") give the titles kept for later
+runs (caption_leads/earlier_titles.note_page, before its bound).
 """
 
 from __future__ import annotations
@@ -48,6 +51,7 @@ def shape(path: str, web_kind: str) -> dict[str, Any]:
     figures.update(_pages(web))
     figures["named_faces"] = _named_faces(web)
     figures["alone_in_results_by_events"] = _alone(web, ranker)
+    figures["titles_kept_per_page"] = _title_entries(web, ranker)
     started = time.process_time()
     ground_truth(web).provable_graph()
     figures["truth_cpu_s"] = round(time.process_time() - started, 2)
@@ -103,6 +107,31 @@ def _alone(web: PhotoWeb, ranker: Any) -> dict[str, dict[str, float]]:
         if hits:
             shares.append(sum(web.people_in(web.page_photo(h)) == (person,) for h in hits) / len(hits))
     return {label: {"people": len(s), "alone": round(sum(s) / len(s), 3)} for label, s in found.items() if s}
+
+
+def _title_entries(web: PhotoWeb, ranker: Any) -> dict[str, dict[str, float]]:
+    from visual_degrees.domain.captions import keys_in_title
+    from visual_degrees.domain.queries import GROUP_FIRST, discovery_query
+    from visual_degrees.search.strategies.caption_leads.earlier_titles import MOST_NAMED
+    from visual_degrees_tools.bench.stream import STREAM_TOP
+
+    world = web.world
+    top = sorted(range(world.size), key=lambda p: (-world.fame[p], world.raws[p]))[:STREAM_TOP]
+    figures = {}
+    for label, round_no in (("name", GROUP_FIRST.index(0)), ("first discovery page", 0)):
+        counts = []
+        for person in top:
+            query = discovery_query(world.name(person), round_no, GROUP_FIRST)
+            named = (len(keys_in_title(web.page_title(h))) for h in ranker.rank(query or "", 200))
+            counts.append(sum(n for n in named if 2 <= n <= MOST_NAMED))
+        counts.sort()
+        figures[label] = {
+            "pages": len(counts),
+            "mean": round(sum(counts) / len(counts), 1),
+            "p90": counts[int(0.9 * (len(counts) - 1))],
+            "max": counts[-1],
+        }
+    return figures
 
 
 def main(argv: list[str]) -> int:

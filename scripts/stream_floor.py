@@ -12,7 +12,8 @@ the graph, and each floor a question and against the strategy's own first 30. Be
 reads the photo web's ground truth. `--detail` also lists, per stream, the last 30's questions that
 cost the strategy more than $0.005 above their titles-only floor, dearest first: where to look.
 `--kinds` adds one table of the last 30 of every stream asked, by how many ends were new to the
-graph; `--knowing` runs the streams with a planner that knows the photo web (bench/knowing.py).
+graph; `--knowing` runs the streams with a planner that knows the photo web (bench/knowing.py);
+`--web clean` runs them on the clean web instead of the realistic one (the default, as `bench`).
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ from visual_degrees_tools.bench.stream_floor import (
 )
 from visual_degrees_tools.local.environments import sandbox_environment
 from visual_degrees_tools.sandbox import EPOCH, VirtualClock
+from visual_degrees_tools.sandbox_options import DEFAULT_WEB, WEB_NAMES
 
 
 class PagesKept(SqliteMemory):
@@ -72,8 +74,9 @@ def main() -> None:
     parser.add_argument("--detail", action="store_true", help="list the last 30's dearest questions")
     parser.add_argument("--kinds", action="store_true", help="the last 30 by ends new to the graph, pooled")
     parser.add_argument("--knowing", action="store_true", help="runs ask a planner that knows the web")
+    parser.add_argument("--web", choices=WEB_NAMES, default=DEFAULT_WEB)
     args = parser.parse_args()
-    environment = sandbox_environment(args.world, dated=False)  # as `bench` builds it
+    environment = sandbox_environment(args.world, web=args.web, dated=False)  # as `bench` builds it
     truth = Truth(environment.web)
     world = environment.web.world
 

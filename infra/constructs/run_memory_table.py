@@ -31,12 +31,14 @@ from visual_degrees.constants import (
 )
 
 # Exactly the calls of adapters/aws/dynamodb_memory.py and adapters/aws/connections.py: single-item reads
-# and writes, queries, and BatchGetItem (a transaction's snapshot read). TransactWriteItems has no
-# action of its own: IAM authorises each Put and Update inside it as PutItem / UpdateItem (the adapter
-# sends no ConditionCheck or Delete in a transaction). No Scan, no BatchWriteItem, no table admin.
+# and writes, queries, BatchGetItem (a transaction's snapshot read) and BatchWriteItem (put_all: a
+# page's titles, puts only). TransactWriteItems has no action of its own: IAM authorises each Put and
+# Update inside it as PutItem / UpdateItem (the adapter sends no ConditionCheck or Delete in a
+# transaction). No Scan, no table admin.
 TABLE_ACTIONS = (
     "dynamodb:GetItem",
     "dynamodb:BatchGetItem",
+    "dynamodb:BatchWriteItem",
     "dynamodb:Query",
     "dynamodb:PutItem",
     "dynamodb:UpdateItem",

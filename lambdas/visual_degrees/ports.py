@@ -145,6 +145,13 @@ class Memory(Protocol):
         """All or nothing. Raises ConditionFailed(index=…) naming the first write that refused."""
         ...
 
+    def put_all(self, puts: Sequence[Put]) -> None:
+        """Write each item whole, unconditionally: its data and TTL, and no counters (whatever the
+        item held is replaced). For many small items written together and read later (a page's
+        titles, by each person they name): as few requests as the store allows, not all or nothing.
+        Refused (ValueError) before anything is written: an `if_absent` Put, an item named twice."""
+        ...
+
     def query(
         self, pk: str, prefix: str = "", *, after: str | None = None, limit: int | None = None
     ) -> list[Item]:

@@ -31,8 +31,8 @@ from tests.support.memory_fixtures import (
 from tests.support.memory_fixtures import any_memory as any_memory  # the `memory` fixture
 from tests.support.memory_fixtures import manual_clock as manual_clock  # `clock`
 from tests.support.memory_fixtures import shared_moto_client as shared_moto_client  # `moto_client`
-from visual_degrees.adapters.aws.dynamodb_memory import DynamoDbMemory
-from visual_degrees.adapters.memory_rules import MAX_DATA_BYTES, MAX_TRANSACT_WRITES
+from visual_degrees.adapters.aws.dynamodb_memory import MAX_ATTEMPTS, DynamoDbMemory
+from visual_degrees.adapters.memory_rules import MAX_BATCH_WRITES, MAX_DATA_BYTES, MAX_TRANSACT_WRITES
 from visual_degrees.domain.errors import (
     ConditionFailed,
     ConfigurationError,
@@ -371,6 +371,62 @@ def test_transact_refuses_two_writes_to_one_item(memory: Memory) -> None:
 
 def test_empty_transaction_is_a_no_op(memory: Memory) -> None:
     memory.transact([])
+    assert memory.query("p") == []
+
+
+# ---- put_all ------------------------------------------------------------------------------------
+
+
+def test_put_all_writes_every_item_with_its_ttl(memory: Memory, clock: ManualClock) -> None:
+    # Given more items than one DynamoDB batch takes, half of them with a TTL
+    count = 2 * MAX_BATCH_WRITES + 3
+    puts = [Put("titles#x", f"s{i:03}", {"i": i}, ttl_seconds=60 if i % 2 else None) for i in range(count)]
+
+    # When they are written together
+    memory.put_all(puts)
+
+    # Then every one reads back, in order, with its own TTL
+    items = memory.query("titles#x")
+    assert [item.data["i"] for item in items] == list(range(count))
+    assert {item.expires_at for item in items} == {None, START + 60}
+
+    # And the TTL hides the expiring half when it passes
+    clock.advance(60)
+    assert [item.data["i"] for item in memory.query("titles#x")] == list(range(0, count, 2))
+
+
+def test_put_all_replaces_an_item_whole_counters_too(memory: Memory) -> None:
+    # Given a live item with data, a TTL and a counter
+    memory.put(Put("p", "s", {"old": 1}, ttl_seconds=60))
+    memory.increment(Increment("p", "s", "hits", 3))
+
+    # When put_all writes it again without a TTL
+    memory.put_all([Put("p", "s", {"new": 2})])
+
+    # Then it is the new item alone: a batch write keeps nothing of the old one
+    assert memory.get("p", "s") == Item("p", "s", {"new": 2}, {}, None)
+
+
+@pytest.mark.parametrize(
+    ("puts", "problem"),
+    [
+        ([Put("p", "a", {}), Put("p", "a", {"again": True})], r"writes item \('p', 'a'\) more than once"),
+        ([Put("p", "a", {}), Put("p", "b", {}, if_absent=True)], r"item \('p', 'b'\) asks if_absent"),
+        ([Put("p", "a", {}), Increment("p", "b", "n")], "takes Puts only"),
+        ([Put("p", "a", {}), Put("p", "", {})], "sk"),
+    ],
+)
+def test_put_all_refuses_a_bad_batch_before_writing_anything(
+    memory: Memory, puts: list[Any], problem: str
+) -> None:
+    # When a batch holds one bad write / Then it is refused naming the problem, and nothing is written
+    with pytest.raises(ValueError, match=problem):
+        memory.put_all(puts)
+    assert memory.query("p") == []
+
+
+def test_put_all_of_nothing_is_a_no_op(memory: Memory) -> None:
+    memory.put_all([])
     assert memory.query("p") == []
 
 
@@ -875,6 +931,44 @@ def test_dynamodb_transaction_cancelled_by_throttling_is_transient() -> None:
     # When it runs / Then the error is retryable and names the reason, not a condition failure
     with stubber, pytest.raises(TransientProviderError, match="cancelled: ThrottlingError"):
         memory.transact([Put("run", "a", {}), Put("run", "b", {})])
+    stubber.assert_no_pending_responses()
+
+
+def _batch(table: str, *sks: str) -> dict[str, Any]:
+    return {
+        table: [
+            {"PutRequest": {"Item": {"pk": {"S": "p"}, "sk": {"S": sk}, "data": {"S": "{}"}}}} for sk in sks
+        ]
+    }
+
+
+def test_dynamodb_put_all_sends_again_what_a_batch_left_unprocessed(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Given DynamoDB leaving one item of a batch unprocessed (throttled), then taking it
+    monkeypatch.setattr("time.sleep", lambda _seconds: None)
+    memory, stubber = _stubbed()
+    stubber.add_response(
+        "batch_write_item",
+        {"UnprocessedItems": _batch("runs", "b")},
+        {"RequestItems": _batch("runs", "a", "b")},
+    )
+    stubber.add_response("batch_write_item", {"UnprocessedItems": {}}, {"RequestItems": _batch("runs", "b")})
+
+    # When both are written / Then the unprocessed one is sent again, alone
+    with stubber:
+        memory.put_all([Put("p", "a", {}), Put("p", "b", {})])
+    stubber.assert_no_pending_responses()
+
+
+def test_dynamodb_put_all_that_stays_unprocessed_is_transient(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Given DynamoDB that never processes the item
+    monkeypatch.setattr("time.sleep", lambda _seconds: None)
+    memory, stubber = _stubbed()
+    for _ in range(MAX_ATTEMPTS):
+        stubber.add_response("batch_write_item", {"UnprocessedItems": _batch("runs", "a")})
+
+    # When it is written / Then the failure is retryable and says what happened
+    with stubber, pytest.raises(TransientProviderError, match="kept returning unprocessed items"):
+        memory.put_all([Put("p", "a", {})])
     stubber.assert_no_pending_responses()
 
 

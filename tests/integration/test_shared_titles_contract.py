@@ -21,8 +21,7 @@ def hit(n: int, title: str = "Ann Lee and Bob Ray at a gala") -> ImageHit:
 
 def test_titles_are_read_back_by_the_person_they_name(memory: Memory) -> None:
     shared = SharedMemory(memory, WEB)
-    shared.note_titles("ann lee", [hit(1), hit(2)])
-    shared.note_titles("bob ray", [hit(1)])
+    shared.note_titles({"ann lee": [hit(1), hit(2)], "bob ray": [hit(1)]})
     urls = sorted(h.image_url for h in shared.titles_naming("ann lee", 10))
     assert urls == [hit(1).image_url, hit(2).image_url]
     assert shared.titles_naming("bob ray", 10) == [hit(1)]
@@ -31,21 +30,31 @@ def test_titles_are_read_back_by_the_person_they_name(memory: Memory) -> None:
 
 def test_a_photo_read_again_is_one_entry_and_the_read_is_bounded(memory: Memory) -> None:
     shared = SharedMemory(memory, WEB)
-    shared.note_titles("ann lee", [hit(1), hit(2), hit(3)])
-    shared.note_titles("ann lee", [hit(1, "Ann Lee and Bob Ray, another caption")])
+    shared.note_titles({"ann lee": [hit(1), hit(2), hit(3)]})
+    shared.note_titles({"ann lee": [hit(1, "Ann Lee and Bob Ray, another caption")]})
     assert len(shared.titles_naming("ann lee", 10)) == 3
     assert len(shared.titles_naming("ann lee", 2)) == 2
 
 
 def test_photo_webs_never_share_titles(memory: Memory) -> None:
-    SharedMemory(memory, WEB).note_titles("ann lee", [hit(1)])
+    SharedMemory(memory, WEB).note_titles({"ann lee": [hit(1)]})
     assert SharedMemory(memory, "live").titles_naming("ann lee", 10) == []
 
 
 def test_titles_expire_with_fetched_images(memory: Memory, clock: ManualClock) -> None:
     shared = SharedMemory(memory, WEB)
-    shared.note_titles("ann lee", [hit(1)])
+    shared.note_titles({"ann lee": [hit(1)]})
     clock.advance(SharedMemory.FETCH_TTL - 1)
     assert shared.titles_naming("ann lee", 10) == [hit(1)]
     clock.advance(2)
     assert shared.titles_naming("ann lee", 10) == []
+
+
+def test_one_photo_named_twice_on_a_page_is_one_entry(memory: Memory) -> None:
+    # Given a page holding the same photo twice under one person (a batch may not name an item twice)
+    shared = SharedMemory(memory, WEB)
+    shared.note_titles({"ann lee": [hit(1), hit(1, "Ann Lee and Bob Ray again")], "bob ray": [hit(1)]})
+
+    # Then each person keeps it once, as first read
+    assert shared.titles_naming("ann lee", 10) == [hit(1)]
+    assert shared.titles_naming("bob ray", 10) == [hit(1)]

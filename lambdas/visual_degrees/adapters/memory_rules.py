@@ -13,6 +13,7 @@ Rules (identical in every adapter):
   counters of a live item.
 - An Increment's `ttl_seconds` applies only when the increment creates the item; bumping a counter
   never extends or shortens a live item's life.
+- `put_all` writes each item whole (data and TTL, no counters), as a batch write does.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from visual_degrees.ports import Increment, Item, Put, Write
 
 MAX_DATA_BYTES = 350 * 1024  # DynamoDB caps a whole item at 400 KB; keys and counters need the rest
 MAX_TRANSACT_WRITES = 100  # DynamoDB TransactWriteItems limit
+MAX_BATCH_WRITES = 25  # DynamoDB BatchWriteItem limit: a longer put_all is sent in such requests
 MAX_PARTITION_KEY_BYTES = 2048  # DynamoDB key size limits
 MAX_SORT_KEY_BYTES = 1024
 
@@ -127,6 +129,23 @@ def check_transaction(writes: Sequence[Write]) -> list[Write]:
             raise ValueError(f"a transaction writes item ({write.pk!r}, {write.sk!r}) more than once")
         seen.add((write.pk, write.sk))
     return writes
+
+
+def check_batch(puts: Sequence[Put]) -> list[Put]:
+    """A Memory.put_all batch: unconditional Puts, each item once (DynamoDB refuses a batch that
+    names an item twice; so must every store)."""
+    puts = list(puts)
+    seen: set[tuple[str, str]] = set()
+    for put in puts:
+        if not isinstance(put, Put):
+            raise ValueError(f"put_all takes Puts only, not {put!r}")
+        check_write(put)
+        if put.if_absent:
+            raise ValueError(f"put_all writes unconditionally: item ({put.pk!r}, {put.sk!r}) asks if_absent")
+        if (put.pk, put.sk) in seen:
+            raise ValueError(f"put_all writes item ({put.pk!r}, {put.sk!r}) more than once")
+        seen.add((put.pk, put.sk))
+    return puts
 
 
 def next_count(current: int, inc: Increment) -> int | None:

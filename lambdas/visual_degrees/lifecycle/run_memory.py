@@ -20,7 +20,7 @@ a link only in the web it was found in.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -460,12 +460,18 @@ class SharedMemory:
         items = self.memory.query(self.prefix + f"titles#{key}", limit=limit)
         return [ImageHit.model_validate(i.data) for i in items]
 
-    def note_titles(self, key: str, hits: list[ImageHit]) -> None:
-        # One item per photo (no read before the write, no item that grows), keyed so a photo read
-        # again by another run is the same item. Kept as long as a fetched image: a lead is checked
-        # by fetching and recognising its photo before anything counts.
-        for hit in hits:
-            self._put(f"titles#{key}", hit.dump(), self.FETCH_TTL, sk=_digest(hit.image_url)[:24])
+    def note_titles(self, by_person: Mapping[str, Sequence[ImageHit]]) -> None:
+        """Keep results under each person their titles name: one item per person and photo (no
+        read before the write, no item that grows), keyed so a photo read again by another run is
+        the same item, all written in one batch (Memory.put_all). Kept as long as a fetched image:
+        a lead is checked by fetching and recognising its photo before anything counts."""
+        puts: dict[tuple[str, str], Put] = {}
+        for key, hits in by_person.items():
+            pk = self.prefix + f"titles#{key}"
+            for hit in hits:
+                sk = _digest(hit.image_url)[:24]
+                puts.setdefault((pk, sk), Put(pk, sk, hit.dump(), self.FETCH_TTL))
+        self.memory.put_all(list(puts.values()))
 
     # ---- what an earlier question on this web came to, and what its planner said ---------------
 

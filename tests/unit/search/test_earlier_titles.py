@@ -12,8 +12,10 @@ class Kept:
     def __init__(self) -> None:
         self.by_person: dict[str, list[str]] = {}
 
-    def note_titles(self, key: str, hits: list[ImageHit]) -> None:
-        self.by_person.setdefault(key, []).extend(h.image_url for h in hits)
+    def note_titles(self, by_person: dict[str, list[ImageHit]]) -> None:
+        assert not self.by_person, "a page's titles are written in one batch"
+        for key, hits in by_person.items():
+            self.by_person.setdefault(key, []).extend(h.image_url for h in hits)
 
 
 def note(*titles: str) -> dict[str, list[str]]:
@@ -34,9 +36,12 @@ def test_a_crowds_caption_is_kept_under_nobody() -> None:
 
 
 def test_a_page_keeps_a_bounded_number_of_entries_the_smallest_groups_first() -> None:
-    trio = [f"Ann{n} Lee, Bob{n} Ray and Cy{n} Orr at a gala" for n in range(30)]
-    pairs = [f"Dan{n} Oz and Eve{n} Fox at a gala" for n in range(20)]
-    kept = note(*trio, *pairs)
-    entries = sum(len(urls) for urls in kept.values())
-    assert entries <= earlier_titles.KEPT_PER_PAGE
-    assert all(f"dan{n} oz" in kept for n in range(20))  # every pair's title before any trio's
+    # Given a page of 200 results: 100 titles naming five people, 100 naming two (700 entries)
+    groups = [f"Ann{n} Lee, Bob{n} Ray, Cy{n} Orr, Di{n} Ash and Ed{n} Yu at a gala" for n in range(100)]
+    pairs = [f"Dan{n} Oz and Eve{n} Fox at a gala" for n in range(100)]
+    kept = note(*groups, *pairs)
+
+    # Then it keeps the bound's worth (600): every pair's title, then 80 of the others'
+    assert sum(len(urls) for urls in kept.values()) == earlier_titles.KEPT_PER_PAGE == 600
+    assert all(f"dan{n} oz" in kept for n in range(100))
+    assert sum(f"ann{n} lee" in kept for n in range(100)) == 80

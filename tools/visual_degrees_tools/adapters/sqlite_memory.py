@@ -167,6 +167,20 @@ class SqliteMemory:
                     if not done:  # raising rolls back every write before this one
                         raise ConditionFailed(rules.refusal(index, write), index=index)
 
+    def put_all(self, puts: Sequence[Put]) -> None:
+        puts = rules.check_batch(puts)
+        rows = [(p.pk, p.sk, rules.encode_data(p.pk, p.sk, p.data), "{}") for p in puts]
+        if not rows:
+            return
+        now = self._now()
+        with self._lock:
+            self._maybe_purge(now)
+            with self._transaction():
+                self._conn.executemany(
+                    _STORE,
+                    [(*row, rules.expiry(now, put.ttl_seconds)) for row, put in zip(rows, puts, strict=True)],
+                )
+
     def delete(self, pk: str, sk: str) -> None:
         rules.check_key(pk, sk)
         with self._lock:

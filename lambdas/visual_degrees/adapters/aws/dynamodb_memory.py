@@ -181,6 +181,26 @@ class DynamoDbMemory:
                 continue  # someone revived it in between: it is live now, update it in place
         raise TransientProviderError(f"put ({put.pk!r}, {put.sk!r}) kept losing to concurrent writers")
 
+    def put_all(self, puts: Sequence[Put]) -> None:
+        """BatchWriteItem, MAX_BATCH_WRITES a request; the part DynamoDB leaves unprocessed (its
+        throttling, which botocore does not retry inside a batch) is sent again, backing off."""
+        puts = rules.check_batch(puts)
+        now = self._now()
+        items = [Item(p.pk, p.sk, p.data, {}, rules.expiry(now, p.ttl_seconds)) for p in puts]
+        requests = [{"PutRequest": {"Item": self._put_request(item)["Item"]}} for item in items]
+        for start in range(0, len(requests), rules.MAX_BATCH_WRITES):
+            batch = requests[start : start + rules.MAX_BATCH_WRITES]
+            for attempt in range(MAX_ATTEMPTS):
+                reply = self._call("batch_write_item", RequestItems={self._table: batch})
+                batch = reply.get("UnprocessedItems", {}).get(self._table) or []
+                if not batch:
+                    break
+                time.sleep(random.uniform(0, 0.005 * 2**attempt))
+            else:
+                raise TransientProviderError(
+                    f"DynamoDB batch_write_item on {self._table} kept returning unprocessed items"
+                )
+
     def increment(self, inc: Increment) -> int | None:
         rules.check_write(inc)
         for _ in range(MAX_ATTEMPTS):

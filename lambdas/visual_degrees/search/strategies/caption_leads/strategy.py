@@ -1,6 +1,8 @@
 """The default strategy: captions read as leads (knob `caption_leads`), knowledge proposes, photos prove.
 
 - S1 reads one page for "A B" (both people's titles at once) and recognises the photos naming both.
+  With the evidence graph, titles earlier runs read may tie a new end first, at no search; with
+  both ends new and no photo of the two, they may tie each end after the page (earlier_titles.py).
 - S2 reads one more page when no chain is in sight (expansion.py), or none when one is; before
   buying a page it lets S3 ask the planner, whenever the question changed since it last did; it
   stops when an end is in no title and nobody can say where to look for them.
@@ -22,7 +24,7 @@ from functools import partial
 from typing import Any
 
 from visual_degrees.domain.journal import PageToRead
-from visual_degrees.domain.models import ImageHit
+from visual_degrees.domain.models import ImageHit, Person
 from visual_degrees.domain.queries import event_query, pair_query
 from visual_degrees.domain.records import Position
 from visual_degrees.domain.strategy import Knobs
@@ -41,6 +43,8 @@ from visual_degrees.search.strategies.caption_leads.leads import LeadBook
 # searches whose pages show their co-stars with unnamed guests).
 RESCUE_SEARCHES = 4
 _ASK_FIRST = "\x00ask"
+# Which titles earlier runs read to recognise, and for which end (earlier_titles.py).
+TitlesFinder = Callable[[SearchScope], tuple[Person, list[ImageHit]] | None]
 
 
 class CaptionLeads:
@@ -58,10 +62,15 @@ class CaptionLeads:
         if known is not None:
             return known
         tied = self._tie_from_titles(scope)
+        if tied is None:  # not one end new: both in the graph, which holds no chain between them?
+            tied = self._tie_from_titles(scope, earlier_titles.page_about_apart, ".apart")
         if tied is not None and tied.reached:
             return tied
         state = scope.state
         a, b = state.person_a, state.person_b
+        both_new = scope.decide(
+            "titles.both", lambda: not (scope.known.holds(a.key) or scope.known.holds(b.key))
+        )
         query = first_query(scope, ask=self.knobs.planner_matching) or pair_query(a.name, b.name)
         got = chains.read(scope, query, [a.key, b.key])
         book = self.book(scope)
@@ -81,16 +90,36 @@ class CaptionLeads:
             )
         reached, confirming = settle(scope, "s1")
         before = (tied.observed or ()) if tied is not None else ()
-        return StepResult(reached=reached, observed=(*before, got, looked, confirming))
+        observed = (*before, got, looked, confirming)
+        if not reached and both_new:
+            # No photo of the two: tie each end to the graph by titles read before, the end whose
+            # meeting point is nearest the other's first, then the other (earlier_titles.py).
+            for n, find in enumerate((earlier_titles.page_about_both, earlier_titles.page_about)):
+                again = self._tie_from_titles(scope, find, f".both{n}", tied_enough=n == 0)
+                if again is None:
+                    break
+                observed = (*observed, *(again.observed or ()))
+                if again.reached:
+                    return StepResult(reached=True, observed=observed)
+        return StepResult(reached=reached, observed=observed)
 
-    def _tie_from_titles(self, scope: SearchScope) -> StepResult | None:
-        """Before S1 buys a page: titles earlier runs read that name a new end with someone of the
-        other end's part of the graph, read back at no paid call, and the likeliest of their photos
-        recognised (earlier_titles.py). Reached when a link they prove closes a chain in the graph.
-        None: no such titles."""
+    def _tie_from_titles(
+        self,
+        scope: SearchScope,
+        find: TitlesFinder = earlier_titles.page_about,
+        step: str = "",
+        *,
+        tied_enough: bool = False,
+    ) -> StepResult | None:
+        """Titles earlier runs read that name a new end with someone of the graph (`find`: by
+        default, of the other end's part of it, before S1 buys a page), read back at no paid call,
+        and the likeliest of their photos recognised (earlier_titles.py). Reached when a link they
+        prove closes a chain in the graph. None: no such titles. `step` tells the journal's
+        decisions of a second look apart; `tied_enough`: stop once the end is tied to the graph (the
+        other end, new too, is tied next)."""
         if not (scope.rules.remember_edges and scope.rules.shared_cache):
             return None
-        found = scope.decide("titles", lambda: _titles_page(scope))
+        found = scope.decide(f"titles{step}", lambda: _titles_page(scope, find))
         if found is None:
             return None
         hits = [ImageHit.model_validate(h) for h in found["hits"]]
@@ -98,20 +127,26 @@ class CaptionLeads:
         scope.leads.save_page(query, [], hits, scope.ctx.clock.now())
         book = self.book(scope)
         photos = scope.decide(
-            "titles.photos",
+            f"titles.photos{step}",
             lambda: [h.image_url for h in hits if book.available(h.image_url)][: earlier_titles.PHOTOS_TRIED],
         )
+        where = "far from the other end in" if scope.known.holds(found["key"]) else "new to"
         scope.status(
-            f"{found['name']} is new to the evidence graph; earlier runs read "
+            f"{found['name']} is {where} the evidence graph; earlier runs read "
             f"{plural(len(hits), 'title')} naming them with people it links: recognising "
-            f"{plural(len(photos), 'photo')}",
+            f"{'the likeliest photo' if len(photos) == 1 else f'up to {len(photos)} photos, one at a time'}",
             earlier=True,
         )
-        looked = chains.look(scope, book, photos)
-        reached = scope.decide("remembered.titles", lambda: chain_in_memory(scope))
+        # One at a time: the first photo most often ties the end, and the next costs as much again.
+        looked, reached = [], False
+        for n, url in enumerate(photos):
+            looked.append(chains.look(scope, self.book(scope), [url]))
+            reached = scope.decide(f"remembered.titles{step}.{n}", lambda: chain_in_memory(scope))
+            if reached or (tied_enough and scope.known.holds(found["key"])):
+                break
         if reached:
             scope.status(f"A photo ties {found['name']} to the evidence graph", earlier=True)
-        return StepResult(reached=reached, observed=(looked,))
+        return StepResult(reached=reached, observed=tuple(looked))
 
     def discover(self, scope: SearchScope) -> StepResult:
         """Read another page if no chain is in sight; stop if an end cannot be found."""
@@ -280,12 +315,12 @@ class CaptionLeads:
         return None
 
 
-def _titles_page(scope: SearchScope) -> dict[str, Any] | None:
-    found = earlier_titles.page_about(scope)
+def _titles_page(scope: SearchScope, find: TitlesFinder) -> dict[str, Any] | None:
+    found = find(scope)
     if found is None:
         return None
     new, hits = found
-    return {"name": new.name, "hits": [h.dump() for h in hits]}
+    return {"name": new.name, "key": new.key, "hits": [h.dump() for h in hits]}
 
 
 def _chain_worth_chasing(scope: SearchScope, book: LeadBook) -> bool:
