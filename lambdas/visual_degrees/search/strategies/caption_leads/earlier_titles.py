@@ -42,7 +42,7 @@ APART_LINKS = 2
 MOST_NAMED = 6
 # Entries (a person, a photo) kept of one page, the smallest groups first: each is a small item
 # written in batches of 25 (Memory.put_all), so 600 are 24 requests and 600 write units, about
-# $0.00075 on demand (15 % of the search that bought the page). The pages of the 400 most credited
+# $0.0004 on demand (7.5 % of the search that bought the page). The pages of the 400 most credited
 # people hold up to 128 on the sandbox's realistic web, up to 553 on its clean web, whose captions
 # name everyone (scripts/sandbox_web_shape.py); at 60 a page, the clean web's streams paid a search
 # for new ends a title read before named (docs/benchmarks/stream.md, round 9).
