@@ -285,12 +285,23 @@ class _Context:
 
 
 def _event(route_key: str, body: str | None) -> dict[str, Any]:
+    """An API Gateway WebSocket event as the route handlers parse it (every field API Gateway sends
+    that the request context requires)."""
     return {
         "requestContext": {
             "routeKey": route_key,
             "connectionId": "conn-1",
             "eventType": "CONNECT" if route_key == "$connect" else "MESSAGE",
             "authorizer": {"principalId": "default", "clientId": "default"},
+            "extendedRequestId": "figures",
+            "requestId": "figures",
+            "requestTime": "01/Dec/2026:10:00:00 +0000",
+            "requestTimeEpoch": 1796119200000,
+            "connectedAt": 1796119200000,
+            "stage": "live",
+            "identity": {"sourceIp": "127.0.0.1"},
+            "domainName": "figures.execute-api.us-east-1.amazonaws.com",
+            "apiId": "figures",
         },
         "body": body,
         "isBase64Encoded": False,

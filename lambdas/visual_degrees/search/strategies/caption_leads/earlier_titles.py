@@ -35,14 +35,14 @@ PHOTOS_TRIED = 2
 # them, each one look of known_edges.MAX_READS reads at most).
 MEETING_POINTS = 3
 # Both ends in the graph but apart: titles read before naming one end with the other or with someone
-# at most this many links from them (a chain of two at most: S1's page for the pair, bought instead,
-# most often shows the two together).
-APART_LINKS = 1
+# at most this many links from them (a chain of three at most: S1's page for the pair, bought
+# instead, most often shows the two together; 1 and 2 measured alike, 2 a little cheaper).
+APART_LINKS = 2
 # People of one title it is kept under: a crowd's caption is a poor lead for anyone in it.
 MOST_NAMED = 6
 # Entries (a person, a photo) kept of one page, the smallest groups first: each is a small item
 # written in batches of 25 (Memory.put_all), so 600 are 24 requests and 600 write units, about
-# $0.00075 on demand (15 % of the search that bought the page). The pages of the 400 most credited
+# $0.0004 on demand (7.5 % of the search that bought the page). The pages of the 400 most credited
 # people hold up to 128 on the sandbox's realistic web, up to 553 on its clean web, whose captions
 # name everyone (scripts/sandbox_web_shape.py); at 60 a page, the clean web's streams paid a search
 # for new ends a title read before named (docs/benchmarks/stream.md, round 9).
@@ -79,8 +79,8 @@ def page_about(scope: SearchScope) -> tuple[Person, list[ImageHit]] | None:
 
 def page_about_apart(scope: SearchScope) -> tuple[Person, list[ImageHit]] | None:
     """Both ends in the graph, which holds no chain between them within the hop limit (S1's look
-    found none): titles naming one end with the other or with a neighbour of the other's, whose
-    photo gives a chain of one or two links, before S1 buys the pair's page; else None."""
+    found none): titles naming one end with the other or with someone at most APART_LINKS links
+    from them, before S1 buys the pair's page; else None."""
     a, b = scope.state.person_a, scope.state.person_b
     if not (scope.known.holds(a.key) and scope.known.holds(b.key)):
         return None

@@ -130,11 +130,14 @@ class CaptionLeads:
             f"titles.photos{step}",
             lambda: [h.image_url for h in hits if book.available(h.image_url)][: earlier_titles.PHOTOS_TRIED],
         )
-        where = "far from the other end in" if scope.known.holds(found["key"]) else "new to"
+        key = found.get("key", "")  # a step journalled before the key was kept: no early stop
+        where = "far from the other end in" if key and scope.known.holds(key) else "new to"
+        trying = {0: "none left to recognise", 1: "recognising the likeliest photo"}.get(
+            len(photos), f"recognising up to {len(photos)} photos, one at a time"
+        )
         scope.status(
             f"{found['name']} is {where} the evidence graph; earlier runs read "
-            f"{plural(len(hits), 'title')} naming them with people it links: recognising "
-            f"{'the likeliest photo' if len(photos) == 1 else f'up to {len(photos)} photos, one at a time'}",
+            f"{plural(len(hits), 'title')} naming them with people it links: {trying}",
             earlier=True,
         )
         # One at a time: the first photo most often ties the end, and the next costs as much again.
@@ -142,7 +145,7 @@ class CaptionLeads:
         for n, url in enumerate(photos):
             looked.append(chains.look(scope, self.book(scope), [url]))
             reached = scope.decide(f"remembered.titles{step}.{n}", lambda: chain_in_memory(scope))
-            if reached or (tied_enough and scope.known.holds(found["key"])):
+            if reached or (tied_enough and key and scope.known.holds(key)):
                 break
         if reached:
             scope.status(f"A photo ties {found['name']} to the evidence graph", earlier=True)
