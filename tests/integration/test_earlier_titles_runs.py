@@ -19,17 +19,20 @@ from visual_degrees.search.strategies.caption_leads import earlier_titles
 from visual_degrees_tools.adapters.sqlite_memory import SqliteMemory
 
 
+def an_earlier_page_held(web: TitledWeb, memory: SqliteMemory, *photos: str) -> None:
+    """An earlier question (Ann — Gus) bought a page that also held these photos (their URLs)."""
+    web.answer(
+        f"{ANN} {GUS}", web.titled("u/ann-gus", f"{ANN} and {GUS} on set", face(ANN), face(GUS)), *photos
+    )
+    assert ask(web, memory, ANN, GUS, None).outcome == "path"
+    web.asked.clear()
+
+
 def an_earlier_page_names_eve_with(
     web: TitledWeb, memory: SqliteMemory, *faces_in_photo: str, title: str = f"{EVE} and {DAN} at a gala"
 ) -> None:
     """An earlier question (Ann — Gus) bought a page that also held a photo titled "Eve and Dan"."""
-    web.answer(
-        f"{ANN} {GUS}",
-        web.titled("u/ann-gus", f"{ANN} and {GUS} on set", face(ANN), face(GUS)),
-        web.titled("u/eve-other", title, *(face(n) for n in faces_in_photo)),
-    )
-    assert ask(web, memory, ANN, GUS, None).outcome == "path"
-    web.asked.clear()
+    an_earlier_page_held(web, memory, web.titled("u/eve-other", title, *(face(n) for n in faces_in_photo)))
 
 
 def usage(result: object) -> tuple[int, int, int]:
@@ -104,13 +107,9 @@ FAY = "Fay Ng"
 def earlier_pages_name(web: TitledWeb, memory: SqliteMemory, *photos: tuple[str, str, str]) -> None:
     """An earlier question (Ann — Gus) bought a page that also held these photos (url, one person,
     another), each titled "X and Y at a gala" and showing both."""
-    web.answer(
-        f"{ANN} {GUS}",
-        web.titled("u/ann-gus", f"{ANN} and {GUS} on set", face(ANN), face(GUS)),
-        *(web.titled(url, f"{x} and {y} at a gala", face(x), face(y)) for url, x, y in photos),
+    an_earlier_page_held(
+        web, memory, *(web.titled(url, f"{x} and {y} at a gala", face(x), face(y)) for url, x, y in photos)
     )
-    assert ask(web, memory, ANN, GUS, None).outcome == "path"
-    web.asked.clear()
 
 
 def test_two_new_ends_with_no_photo_together_are_tied_by_titles_at_the_nearest_meeting_points(
@@ -179,14 +178,12 @@ def test_a_titles_photo_that_ties_nobody_is_followed_by_the_next() -> None:
     # Given two photos titled "Eve and Dan", the first showing Eve alone
     memory = graph_of_ann_cat_dan_bob()
     web = still_up(TitledWeb())
-    web.answer(
-        f"{ANN} {GUS}",
-        web.titled("u/ann-gus", f"{ANN} and {GUS} on set", face(ANN), face(GUS)),
+    an_earlier_page_held(
+        web,
+        memory,
         web.titled("u/eve-alone", f"{EVE} and {DAN} at a gala", face(EVE)),
         web.titled("u/eve-dan", f"{EVE} and {DAN} at a party", face(EVE), face(DAN)),
     )
-    assert ask(web, memory, ANN, GUS, None).outcome == "path"
-    web.asked.clear()
 
     # When Bob — Eve is asked / Then the second photo is recognised after the first: still no search
     result = ask(web, memory, BOB, EVE, None)

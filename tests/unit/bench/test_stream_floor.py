@@ -158,3 +158,9 @@ def test_questions_are_grouped_by_how_many_ends_were_new_and_what_they_cost() ->
 
 def test_a_kind_no_question_had_is_left_out() -> None:
     assert list(by_kind([asked(1, 0.006, 0.02, 1)])) == ["one new"]
+
+
+def test_a_kinds_p90_is_the_benchs_nearest_rank_percentile() -> None:
+    # Ten questions of one kind costing $0.001 … $0.010: the 90th percentile is the 9th, as everywhere
+    figures = by_kind([asked(1, 0.006, n / 1000, 1) for n in range(1, 11)])
+    assert figures["one new"].p90 == 0.009

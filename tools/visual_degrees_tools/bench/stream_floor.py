@@ -25,6 +25,7 @@ from visual_degrees.domain.captions import keys_in_title
 from visual_degrees.domain.costs import DEFAULT_COSTS
 from visual_degrees.domain.errors import ProviderError
 from visual_degrees.lifecycle.evidence_graph import KnownLinks
+from visual_degrees_tools.bench.metrics import percentile
 from visual_degrees_tools.sandbox import PhotoWeb
 from visual_degrees_tools.sandbox.ground_truth import recognised_in
 
@@ -167,7 +168,7 @@ def by_kind(asked: Iterable[Asked]) -> dict[str, KindFigures]:
             questions=len(group),
             spent=sum(costs),
             median=statistics.median(costs),
-            p90=costs[min(len(costs) - 1, int(len(costs) * 0.9))],
+            p90=percentile(costs, 90),
             no_search=sum(1 for q in group if q.searches == 0),
             titled_tie=len(tied),
             titled_tie_no_search=sum(1 for q in tied if q.searches == 0),
