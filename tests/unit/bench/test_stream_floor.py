@@ -164,3 +164,15 @@ def test_a_kinds_p90_is_the_benchs_nearest_rank_percentile() -> None:
     # Ten questions of one kind costing $0.001 … $0.010: the 90th percentile is the 9th, as everywhere
     figures = by_kind([asked(1, 0.006, n / 1000, 1) for n in range(1, 11)])
     assert figures["one new"].p90 == 0.009
+
+
+def test_a_kinds_excess_is_the_mean_of_its_solved_questions_only() -> None:
+    figures = by_kind(
+        [
+            Asked(QuestionFloor(0, 0.0, 0.0), 0.0, 0, 2),  # read from the graph, two hops over
+            Asked(QuestionFloor(0, 0.0, 0.0), 0.0, 0, 0),
+            Asked(QuestionFloor(1, 0.006, 0.006), 0.02, 1, None),  # not solved
+        ]
+    )
+    assert figures["read from the graph"].excess == 1.0
+    assert figures["one new"].excess is None

@@ -128,6 +128,7 @@ class Asked:
     floor: QuestionFloor
     cost: float
     searches: int
+    excess: int | None = None  # hops over the shortest provable chain, when solved
 
 
 @dataclass(frozen=True)
@@ -139,6 +140,7 @@ class KindFigures:
     no_search: int  # answered without a search
     titled_tie: int  # every new end tied by a title on a page read (titles-only floor a recognition each)
     titled_tie_no_search: int  # ... and answered without a search
+    excess: float | None = None  # mean hops over the shortest provable chain, of those solved
 
 
 KINDS = ("read from the graph", "both held, paid", "one new", "both new")
@@ -164,6 +166,7 @@ def by_kind(asked: Iterable[Asked]) -> dict[str, KindFigures]:
             continue
         costs = sorted(q.cost for q in group)
         tied = [q for q in group if q.floor.new and q.floor.titled <= q.floor.new * RECOGNITION + 1e-9]
+        excess = [q.excess for q in group if q.excess is not None]
         figures[name] = KindFigures(
             questions=len(group),
             spent=sum(costs),
@@ -172,5 +175,6 @@ def by_kind(asked: Iterable[Asked]) -> dict[str, KindFigures]:
             no_search=sum(1 for q in group if q.searches == 0),
             titled_tie=len(tied),
             titled_tie_no_search=sum(1 for q in tied if q.searches == 0),
+            excess=sum(excess) / len(excess) if excess else None,
         )
     return figures
