@@ -176,3 +176,8 @@ def test_a_kinds_excess_is_the_mean_of_its_solved_questions_only() -> None:
     )
     assert figures["read from the graph"].excess == 1.0
     assert figures["one new"].excess is None
+
+
+def test_a_question_the_graph_answered_is_read_from_it_even_when_a_shorter_chain_was_paid_for() -> None:
+    figures = by_kind([Asked(QuestionFloor(0, 0.0, 0.0, connected=True), 0.002, 0, 1)])
+    assert list(figures) == ["read from the graph"] and figures["read from the graph"].spent == 0.002
