@@ -2,17 +2,19 @@
 `path_update` and `final` must have been shown by an `evidence` event of the run naming both people
 with that photo; every path is judged by the bench's Truth (solved, false paths).
 
-    python scripts/check_links_shown.py ../shared/data/worlds/cast.G.txt 11 [realistic|clean] [shared]
+    python scripts/check_links_shown.py ../shared/data/worlds/cast.G.txt 11 [realistic|clean] [shared] \
+        [shorten-min=USD]
 
 `shared`: every pair on one memory, as a deployment's users ask in turn, so later runs reuse the
 links earlier ones proved (the evidence graph) and must still show each one with its photo.
+`shorten-min=USD`: the runs' `budgets.shortenMinUsd` (answers read from the graph shortened too).
 """
 
 import json
 import sys
 from pathlib import Path
 
-from visual_degrees.domain.models import RunOptions
+from visual_degrees.domain.models import Budgets, RunOptions
 from visual_degrees.domain.names import name_key
 from visual_degrees_tools.adapters.sqlite_memory import SqliteMemory
 from visual_degrees_tools.bench import Truth, sample_pairs
@@ -35,11 +37,13 @@ env = sandbox_environment(Path(world), web=web)
 truth = Truth(env.web)
 pairs = sample_pairs(env.web, 200, seed)
 shared = SqliteMemory(":memory:") if "shared" in sys.argv[4:] else None
+least = next((float(a.split("=", 1)[1]) for a in sys.argv[4:] if a.startswith("shorten-min=")), 0.0)
+options = RunOptions(budgets=Budgets(shorten_min_usd=least))
 solved = false = unshown = solvable = 0
 for pair in pairs:
     sink = Sink()
     runner = LocalRunner(shared or SqliteMemory(":memory:"), env)
-    result = runner.run(pair.a.name, pair.b.name, RunOptions(), sink=sink)
+    result = runner.run(pair.a.name, pair.b.name, options, sink=sink)
     shown = {}
     for e in sink.events:
         if e.type == "evidence":

@@ -13,7 +13,8 @@ reads the photo web's ground truth. `--detail` also lists, per stream, the last 
 cost the strategy more than $0.005 above their titles-only floor, dearest first: where to look.
 `--kinds` adds one table of the last 30 of every stream asked, by how many ends were new to the
 graph; `--knowing` runs the streams with a planner that knows the photo web (bench/knowing.py);
-`--web clean` runs them on the clean web instead of the realistic one (the default, as `bench`).
+`--web clean` runs them on the clean web instead of the realistic one (the default, as `bench`);
+`--shorten-min USD` gives the runs that `budgets.shortenMinUsd` (`bench --budget-shorten-min`).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from visual_degrees.domain.models import RunOptions
+from visual_degrees.domain.models import Budgets, RunOptions
 from visual_degrees.domain.names import name_key
 from visual_degrees.lifecycle.evidence_graph import KnownLinks, MemoryGraphStore
 from visual_degrees.ports import Put
@@ -75,6 +76,7 @@ def main() -> None:
     parser.add_argument("--kinds", action="store_true", help="the last 30 by ends new to the graph, pooled")
     parser.add_argument("--knowing", action="store_true", help="runs ask a planner that knows the web")
     parser.add_argument("--web", choices=WEB_NAMES, default=DEFAULT_WEB)
+    parser.add_argument("--shorten-min", type=float, default=0.0, metavar="USD", help="budgets.shortenMinUsd")
     args = parser.parse_args()
     environment = sandbox_environment(args.world, web=args.web, dated=False)  # as `bench` builds it
     truth = Truth(environment.web)
@@ -87,7 +89,7 @@ def main() -> None:
     def end(person: Person) -> End:
         return End(name_key(person.name), person.ids)
 
-    options = RunOptions()
+    options = RunOptions(budgets=Budgets(shorten_min_usd=args.shorten_min))
     runs = Knowing(environment) if args.knowing else environment
     asked: list[Asked] = []
     print(
@@ -120,21 +122,30 @@ def main() -> None:
         )
         if args.detail:
             _detail(records, floors)
-        asked += [Asked(f, r.cost_usd, r.searches) for (_, r), f in zip(records[-THIRD:], tail, strict=True)]
+        last = zip(records[-THIRD:], tail, strict=True)
+        asked += [Asked(f, r.cost_usd, r.searches, _excess(r)) for (_, r), f in last]
     if args.kinds:
         _kinds(by_kind(asked))
+
+
+def _excess(record: RunRecord) -> int | None:
+    """As the bench counts it (metrics.summarize): of solved solvable questions only."""
+    if not (record.solved and record.solvable) or record.hops is None or record.shortest is None:
+        return None
+    return record.hops - record.shortest
 
 
 def _kinds(figures: dict[str, KindFigures]) -> None:
     print(
         "\n| last 30, pooled | questions | spent | mean | median | p90 | no search | every new end tied by a "
-        "title read before | … and no search |"
+        "title read before | … and no search | excess over the shortest |"
     )
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for name, f in figures.items():
+        excess = "" if f.excess is None else f"{f.excess:.2f}"
         print(
             f"| {name} | {f.questions} | ${f.spent:.3f} | ${f.spent / f.questions:.4f} | ${f.median:.4f} | "
-            f"${f.p90:.4f} | {f.no_search} | {f.titled_tie} | {f.titled_tie_no_search} |"
+            f"${f.p90:.4f} | {f.no_search} | {f.titled_tie} | {f.titled_tie_no_search} | {excess} |"
         )
 
 

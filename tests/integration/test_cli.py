@@ -51,6 +51,7 @@ def test_an_honest_no_path_exits_3(state_dir, capsys):
         ([A, B, "--max-hops", "-1"], "error: --max-hops must be between 1 and 10\n"),
         ([A, B, "--max-hops", "0"], "error: --max-hops must be between 1 and 10\n"),
         ([A, B, "--threshold", "40"], "error: --threshold must be between 50 and 100\n"),
+        ([A, B, "--budget-shorten-min", "5"], "error: --budget-shorten-min must be between 0 and 0.1 USD\n"),
         ([A, B, "--budget-runtime", "0"], "--budget-runtime must be more than 0 and at most 3600 seconds"),
         ([A, B, "--budget-runtime", "nan"], "'nan' is not a finite number"),
         ([A, B, "--budget-searches", "0"], "--budget-searches must be at least 1 to start a run"),

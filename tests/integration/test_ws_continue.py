@@ -59,6 +59,7 @@ def test_continue_run_goes_on_in_the_same_log(tmp_path: Path) -> None:
             "llmCalls": 12,
             "runtimeSeconds": 120.0,
             "shortenShare": 0.25,
+            "shortenMinUsd": 0.0,
         },
         "via": None,
     }

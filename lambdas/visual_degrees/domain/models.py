@@ -223,6 +223,9 @@ class Budgets(Model):
     # Once a chain is proven, what looking for a shorter one may spend, as a share of what the run
     # spent so far (search/shortening); 0: answer with the first chain proven.
     shorten_share: float = Field(default=0.25, ge=0, le=1)
+    # ... and the least it may spend whatever that share comes to, in US dollars: an answer read from
+    # the evidence graph cost nothing, so a share of it is nothing (0: the share alone).
+    shorten_min_usd: float = Field(default=0.0, ge=0, le=0.1)
 
 
 # The least a run's first step (S1) needs to do anything, by wire name, and why: one search for A and

@@ -137,6 +137,7 @@ def prepare(
         llm_calls=min(spent["llmCalls"] + given.llm_calls, _BUDGET_MAXIMA["llm_calls"]),
         runtime_seconds=given.runtime_seconds,  # counted from the segment's start
         shorten_share=given.shorten_share,
+        shorten_min_usd=given.shorten_min_usd,
     )
     run_options = options.model_copy(update={"budgets": total, "via": hint or options.via})
     last_step = meta.last_step

@@ -102,6 +102,11 @@ class Shortener(Protocol):
         evidence suggests; [] when the run graph holds one already, None when nothing suggests one."""
         ...
 
+    def recall(self, scope: SearchScope, chain: list[str]) -> None:
+        """Bring what earlier runs read about the chain's people into the run's leads, at no paid
+        call (an answer read from the evidence graph holds no lead of its own)."""
+        ...
+
     def can_ask(self, scope: SearchScope, hops: int) -> bool:
         """Is there someone to ask (the planner) for chains of at most `hops` pairs, not asked yet?"""
         ...

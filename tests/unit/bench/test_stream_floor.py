@@ -164,3 +164,20 @@ def test_a_kinds_p90_is_the_benchs_nearest_rank_percentile() -> None:
     # Ten questions of one kind costing $0.001 … $0.010: the 90th percentile is the 9th, as everywhere
     figures = by_kind([asked(1, 0.006, n / 1000, 1) for n in range(1, 11)])
     assert figures["one new"].p90 == 0.009
+
+
+def test_a_kinds_excess_is_the_mean_of_its_solved_questions_only() -> None:
+    figures = by_kind(
+        [
+            Asked(QuestionFloor(0, 0.0, 0.0), 0.0, 0, 2),  # read from the graph, two hops over
+            Asked(QuestionFloor(0, 0.0, 0.0), 0.0, 0, 0),
+            Asked(QuestionFloor(1, 0.006, 0.006), 0.02, 1, None),  # not solved
+        ]
+    )
+    assert figures["read from the graph"].excess == 1.0
+    assert figures["one new"].excess is None
+
+
+def test_a_question_the_graph_answered_is_read_from_it_even_when_a_shorter_chain_was_paid_for() -> None:
+    figures = by_kind([Asked(QuestionFloor(0, 0.0, 0.0, connected=True), 0.002, 0, 1)])
+    assert list(figures) == ["read from the graph"] and figures["read from the graph"].spent == 0.002

@@ -126,6 +126,25 @@ def test_it_stops_before_a_check_that_would_pass_its_share_of_the_spend() -> Non
     assert "would have passed the $0.0005 allowed" in told.lines()[-1]
 
 
+def test_the_least_allowance_pays_for_a_check_the_share_of_a_cheap_run_could_not() -> None:
+    # Given the same lead and a run that spent $0.002, with at least $0.001 to look for a shorter chain
+    web = FakeWeb()
+    run = run_of(web, budgets=Budgets(shorten_min_usd=0.001))
+    for x, y in ((A, X), (X, Y), (Y, B)):
+        link(run.scope, x, y)
+    spent(run, recognitions=2)
+    (url,) = page(run.scope, X, f"{X} and {B} at a gala", subjects=[X])
+    web.photo(url, face(X), face(B))
+    # When the run looks for a shorter chain
+    shorten(run.scope, shortening(run).inner)
+    # Then the one recognition the check needs was made, and no more than the least allowed
+    assert web.calls["recognize"] == 1
+    meta = run.scope.control.meta()
+    assert meta is not None and meta.shortening is not None
+    assert (meta.shortening.allowance_usd, meta.shortening.spent_usd) == (0.001, 0.001)
+    assert answer(run).degrees == 2
+
+
 def test_it_never_asks_for_more_than_a_budget_has_left() -> None:
     # Given a lead worth one recognition and plenty of allowance, but no recognition left
     web = FakeWeb()

@@ -44,6 +44,7 @@ class QuestionFloor:
     new: int  # ends the graph held no link of
     floor: float  # USD, any photo on a page read counts
     titled: float  # USD, only a photo whose title names both counts
+    connected: bool = False  # the graph held a chain between the ends within the hop limit
 
 
 @dataclass
@@ -89,7 +90,7 @@ def recognised_on(web: PhotoWeb, threshold: float = 80.0) -> Callable[[str], fro
 def question_floor(known: KnownLinks, pages: PagesRead, a: End, b: End, max_hops: int) -> QuestionFloor:
     """The floors of the question a–b on the graph `known` as it stands, after `pages` were read."""
     if connected(known, a.key, b.key, max_hops):
-        return QuestionFloor(0, 0.0, 0.0)
+        return QuestionFloor(0, 0.0, 0.0, connected=True)
     new = [(end, b if end is a else a) for end in (a, b) if not known.holds(end.key)]
     floor = titled = 0.0
     for end, other in new:
@@ -128,6 +129,7 @@ class Asked:
     floor: QuestionFloor
     cost: float
     searches: int
+    excess: int | None = None  # hops over the shortest provable chain, when solved
 
 
 @dataclass(frozen=True)
@@ -139,6 +141,7 @@ class KindFigures:
     no_search: int  # answered without a search
     titled_tie: int  # every new end tied by a title on a page read (titles-only floor a recognition each)
     titled_tie_no_search: int  # ... and answered without a search
+    excess: float | None = None  # mean hops over the shortest provable chain, of those solved
 
 
 KINDS = ("read from the graph", "both held, paid", "one new", "both new")
@@ -146,10 +149,11 @@ KINDS = ("read from the graph", "both held, paid", "one new", "both new")
 
 def kind(floor: QuestionFloor, cost: float) -> str:
     """Which of KINDS a question is: by how many ends the graph held no link of; with both held,
-    whether the run paid anything (most often the graph held no chain within the hop limit)."""
+    whether the graph held a chain between them (what a shorter one cost is counted there too) or the
+    run paid anything (most often the graph held no chain within the hop limit)."""
     if floor.new:
         return KINDS[1 + floor.new]
-    return KINDS[0] if cost == 0 else KINDS[1]
+    return KINDS[0] if floor.connected or cost == 0 else KINDS[1]
 
 
 def by_kind(asked: Iterable[Asked]) -> dict[str, KindFigures]:
@@ -164,6 +168,7 @@ def by_kind(asked: Iterable[Asked]) -> dict[str, KindFigures]:
             continue
         costs = sorted(q.cost for q in group)
         tied = [q for q in group if q.floor.new and q.floor.titled <= q.floor.new * RECOGNITION + 1e-9]
+        excess = [q.excess for q in group if q.excess is not None]
         figures[name] = KindFigures(
             questions=len(group),
             spent=sum(costs),
@@ -172,5 +177,6 @@ def by_kind(asked: Iterable[Asked]) -> dict[str, KindFigures]:
             no_search=sum(1 for q in group if q.searches == 0),
             titled_tie=len(tied),
             titled_tie_no_search=sum(1 for q in tied if q.searches == 0),
+            excess=sum(excess) / len(excess) if excess else None,
         )
     return figures

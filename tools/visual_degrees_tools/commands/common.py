@@ -208,6 +208,14 @@ def add_run_options(parser: argparse.ArgumentParser, *, continuing: bool = False
             "once a chain is proven, what looking for a shorter one may spend, as a share of the run's "
             "spend so far (0: answer with the first chain)",
         ),
+        (
+            "--budget-shorten-min",
+            finite,
+            "USD",
+            0.0,
+            "the least looking for a shorter chain may spend, whatever the share comes to (an answer "
+            "read from the evidence graph costs nothing; 0.002 buys two recognitions)",
+        ),
     )
     for flag, kind, metavar, value, text in budgets:
         add(flag, type=kind, metavar=metavar, extra=default(value, budget=True), help=text)
@@ -233,6 +241,7 @@ RUN_FLAGS = (
     RunFlag("--budget-llm", Budgets, "llm_calls", ("budgets", "llmCalls")),
     RunFlag("--budget-runtime", Budgets, "runtime_seconds", ("budgets", "runtimeSeconds"), " seconds"),
     RunFlag("--budget-shorten", Budgets, "shorten_share", ("budgets", "shortenShare")),
+    RunFlag("--budget-shorten-min", Budgets, "shorten_min_usd", ("budgets", "shortenMinUsd"), " USD"),
 )
 
 
@@ -298,6 +307,7 @@ def budget_options(args: argparse.Namespace) -> dict[str, Any]:
         "llmCalls": args.budget_llm,
         "runtimeSeconds": args.budget_runtime,
         "shortenShare": args.budget_shorten,
+        "shortenMinUsd": args.budget_shorten_min,
     }
     return {key: value for key, value in given.items() if value is not None}
 

@@ -12,6 +12,10 @@ attempt that could pass the allowance or a budget: an attempt is priced at the m
 first, so the run's budgets are never the ones that stop it. Every decision is journalled, so a
 re-run step repeats the same attempts; what was tried is kept in the run's meta for the answer
 (verdict.py).
+
+An answer read from the evidence graph cost nothing, so no share of it buys a check. An operator may
+give every answer at least `budgets.shortenMinUsd` (0 by default); with it, the titles earlier runs
+read naming the chain's people are read back first (free), as leads to a chain of fewer pairs.
 """
 
 from __future__ import annotations
@@ -36,14 +40,16 @@ LLM_TOKENS = (2_000, 500)  # a planner call's tokens (in, out), taken before the
 
 @dataclass(frozen=True)
 class Allowance:
-    """What the search for a shorter chain may spend: `share` of the run's spend when it began."""
+    """What the search for a shorter chain may spend: `share` of the run's spend when it began, and
+    never less than `least_usd`."""
 
     start_usd: float
     share: float
+    least_usd: float = 0.0
 
     @property
     def limit_usd(self) -> float:
-        return self.share * self.start_usd
+        return max(self.share * self.start_usd, self.least_usd)
 
     def spent_usd(self, scope: SearchScope) -> float:
         return max(0.0, scope.budget.usage().cost_usd - self.start_usd)
@@ -94,13 +100,16 @@ def shorten(scope: SearchScope, shortener: Shortener) -> tuple[Observed, ...]:
     if chain is None:
         return ()
     hops = found = len(chain) - 1
-    share = scope.options.budgets.shorten_share
-    allowance = Allowance(scope.decide("shorten.start", lambda: scope.budget.usage().cost_usd), share)
+    budgets = scope.options.budgets
+    share, least = budgets.shorten_share, budgets.shorten_min_usd
+    allowance = Allowance(scope.decide("shorten.start", lambda: scope.budget.usage().cost_usd), share, least)
     observed: list[Observed] = []
     tried: list[list[str]] = []
     proven = 0
     asked = False
-    stopped: Stopped = "not_run" if hops <= 1 or share <= 0 else "exhausted"
+    stopped: Stopped = "not_run" if hops <= 1 or (share <= 0 and least <= 0) else "exhausted"
+    if stopped == "exhausted" and least > 0:
+        shortener.recall(scope, chain)  # what earlier runs read of its people: free leads
     for attempt in range(MAX_ATTEMPTS if stopped == "exhausted" else 0):
         decide = partial(_decide, scope, f"shorten.{attempt}")
         pair = decide("", partial(shortener.shorter, scope, hops - 1))

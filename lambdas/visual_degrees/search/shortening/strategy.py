@@ -51,6 +51,9 @@ class ThenShorten:
     def shorter(self, scope: SearchScope, hops: int) -> list[str] | None:
         return self.inner.shorter(scope, hops)
 
+    def recall(self, scope: SearchScope, chain: list[str]) -> None:
+        self.inner.recall(scope, chain)
+
     def can_ask(self, scope: SearchScope, hops: int) -> bool:
         return self.inner.can_ask(scope, hops)
 

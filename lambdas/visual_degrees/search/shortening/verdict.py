@@ -60,9 +60,10 @@ def one_degree(scope: SearchScope, strategy: Shortener) -> DegreeCheck | None:
 
 def tried(scope: SearchScope, record: Shortening | None) -> str:
     """What the search for a shorter chain did, in words."""
-    share = scope.options.budgets.shorten_share
+    budgets = scope.options.budgets
     if record is None or record.stopped == "not_run":
-        return "not looked for (the run's shortenShare is 0)" if share <= 0 else "not looked for"
+        off = budgets.shorten_share <= 0 and budgets.shorten_min_usd <= 0
+        return "not looked for (the run's shortenShare is 0)" if off else "not looked for"
     pairs = list(dict.fromkeys(f"{x} — {y}" for x, y in record.tried))  # a pair may take two tries
     if pairs:
         more = len(pairs) - _LISTED

@@ -18,6 +18,7 @@ the other end is then a new end beside a known one, as above (page_about_both).
 from __future__ import annotations
 
 from collections import defaultdict
+from typing import Any
 
 from visual_degrees.domain.captions import keys_in_title
 from visual_degrees.domain.models import ImageHit, Person
@@ -68,6 +69,16 @@ def note_page(scope: SearchScope, hits: list[ImageHit]) -> None:
             by_person[key].append(hit)
     if by_person:
         scope.shared.note_titles(by_person)
+
+
+def pages_of(scope: SearchScope, people: list[str]) -> list[dict[str, Any]]:
+    """The titles naming each of these people (keys), as pages to journal: {"name", "hits"}."""
+    pages = []
+    for key in people:
+        hits = scope.shared.titles_naming(key, TITLES_READ)
+        if hits:
+            pages.append({"name": scope.person(key).name, "hits": [h.dump() for h in hits]})
+    return pages
 
 
 def page_about(scope: SearchScope) -> tuple[Person, list[ImageHit]] | None:

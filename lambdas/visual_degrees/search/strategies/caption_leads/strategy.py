@@ -250,6 +250,14 @@ class CaptionLeads:
         chain = chains.best_chain(scope, book, hops)
         return None if chain is None else chains.unproven_pair(scope, book, chain) or []
 
+    def recall(self, scope: SearchScope, chain: list[str]) -> None:
+        if not (scope.rules.remember_edges and scope.rules.shared_cache):
+            return
+        found = scope.decide("shorten.titles", lambda: earlier_titles.pages_of(scope, chain))
+        for page in found:
+            hits = [ImageHit.model_validate(h) for h in page["hits"]]
+            scope.leads.save_page(earlier_titles.page_name(page["name"]), [], hits, scope.ctx.clock.now())
+
     def can_ask(self, scope: SearchScope, hops: int) -> bool:
         return matching.worth_asking(scope, self.book(scope), hops) is not None
 
