@@ -85,3 +85,18 @@ def test_a_chain_of_four_proven_first_is_answered_with_three_shown_before_the_an
     assert [e.data["path"] for e in shown] == [final["path"]]
     assert shown[0].seq < next(e.seq for e in sink.events if e.type == "final")
     assert told["lines"][0] == "Degrees: 3 (the first chain proven had 4) — fewer not ruled out"
+
+
+def test_asked_again_the_answer_read_from_the_graph_keeps_the_proof_that_one_degree_is_ruled_out() -> None:
+    # Given a question answered with two degrees, one ruled out by the pair's own page
+    memory = SqliteMemory(":memory:")
+    a, b = "Vesna Hawthorne", "Niall Halloran"
+    first = LocalRunner(memory, ENVIRONMENT).run(a, b, RunOptions()).final.data
+    assert first["hops"] == 2 and first["degrees"]["shortest"] is True
+    # When it is asked again, on the same deployment
+    again = LocalRunner(memory, ENVIRONMENT).run(a, b, RunOptions()).final.data
+    # Then the chain is read from the graph at no paid call, and that page, read back from the cache
+    # of earlier runs' pages, still rules one degree out
+    assert again["path"] == first["path"] and again["usage"]["costUsd"] == 0
+    assert again["degrees"]["shortest"] is True
+    assert again["degrees"]["ruledOut"] == first["degrees"]["ruledOut"]

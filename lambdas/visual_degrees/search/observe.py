@@ -86,6 +86,14 @@ def read_page(scope: SearchScope, query: str, *, shared: bool, result: Observed)
     return hits
 
 
+def cached_page(scope: SearchScope, query: str) -> list[ImageHit] | None:
+    """The query's hits if this run or an earlier one read them (no paid call), else None."""
+    hits = scope.caches.cached_search(query)
+    if hits is None and scope.rules.shared_cache:
+        hits = scope.shared.search(query, page_size(scope))
+    return hits
+
+
 def page_size(scope: SearchScope) -> int:
     """Results one paid request returns (the search adapter's `page_size`, else images_per_search)."""
     size = getattr(scope.ctx.providers.search, "page_size", None)

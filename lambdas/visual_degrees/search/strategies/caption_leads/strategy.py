@@ -31,7 +31,7 @@ from visual_degrees.domain.strategy import Knobs
 from visual_degrees.domain.wording import plural
 from visual_degrees.search.confirm import settle
 from visual_degrees.search.known_edges import chain_in_memory, earlier_chain, join_the_graph
-from visual_degrees.search.observe import Observed
+from visual_degrees.search.observe import Observed, cached_page
 from visual_degrees.search.port import Price, StepResult
 from visual_degrees.search.progress import show_progress
 from visual_degrees.search.scope import Rules, SearchScope
@@ -60,6 +60,7 @@ class CaptionLeads:
     def direct(self, scope: SearchScope) -> StepResult:
         known = earlier_chain(scope)
         if known is not None:
+            _pair_page_read_before(scope)
             return known
         tied = self._tie_from_titles(scope)
         if tied is None:  # not one end new: both in the graph, which holds no chain between them?
@@ -332,6 +333,17 @@ def _titles_page(scope: SearchScope, find: TitlesFinder) -> dict[str, Any] | Non
         return None
     new, hits = found
     return {"name": new.name, "key": new.key, "hits": [h.dump() for h in hits]}
+
+
+def _pair_page_read_before(scope: SearchScope) -> None:
+    """An answer read from the graph: the pair's own page, when an earlier run bought it, is read
+    back at no paid call, so the answer can tell whether it showed the two together (verdict.py)."""
+    a, b = scope.state.person_a, scope.state.person_b
+    queries = (pair_query(a.name, b.name), pair_query(b.name, a.name))
+    query = scope.decide("pair.before", lambda: next((q for q in queries if cached_page(scope, q)), None))
+    hits = cached_page(scope, query) if query is not None else None
+    if query is not None and hits is not None:
+        scope.leads.save_page(query, [a.key, b.key], hits, scope.ctx.clock.now())
 
 
 def _chain_worth_chasing(scope: SearchScope, book: LeadBook) -> bool:
