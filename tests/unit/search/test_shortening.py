@@ -107,16 +107,23 @@ def test_someone_named_with_both_ends_is_tried_pair_by_pair_until_the_chain_is_s
     assert answer(run).degrees == 2
 
 
-def test_it_stops_before_a_check_that_would_pass_its_share_of_the_spend() -> None:
-    # Given the same lead, but a run that spent only $0.002 so far (a quarter is $0.0005, less
-    # than the one recognition the check needs)
-    web = FakeWeb()
-    run = run_of(web)
+def cheap_run_with_a_lead(web: FakeWeb, **options: object) -> Run:
+    """A — X — Y — B proven for $0.002 (two recognitions), and a title naming X with B whose photo
+    shows both."""
+    run = run_of(web, **options)
     for x, y in ((A, X), (X, Y), (Y, B)):
         link(run.scope, x, y)
     spent(run, recognitions=2)
     (url,) = page(run.scope, X, f"{X} and {B} at a gala", subjects=[X])
     web.photo(url, face(X), face(B))
+    return run
+
+
+def test_it_stops_before_a_check_that_would_pass_its_share_of_the_spend() -> None:
+    # Given the same lead, but a run that spent only $0.002 so far (a quarter is $0.0005, less
+    # than the one recognition the check needs)
+    web = FakeWeb()
+    run = cheap_run_with_a_lead(web)
     # When the run looks for a shorter chain
     shorten(run.scope, shortening(run).inner)
     # Then nothing was paid for, and the answer says why fewer degrees were not ruled out
@@ -129,12 +136,7 @@ def test_it_stops_before_a_check_that_would_pass_its_share_of_the_spend() -> Non
 def test_the_least_allowance_pays_for_a_check_the_share_of_a_cheap_run_could_not() -> None:
     # Given the same lead and a run that spent $0.002, with at least $0.001 to look for a shorter chain
     web = FakeWeb()
-    run = run_of(web, budgets=Budgets(shorten_min_usd=0.001))
-    for x, y in ((A, X), (X, Y), (Y, B)):
-        link(run.scope, x, y)
-    spent(run, recognitions=2)
-    (url,) = page(run.scope, X, f"{X} and {B} at a gala", subjects=[X])
-    web.photo(url, face(X), face(B))
+    run = cheap_run_with_a_lead(web, budgets=Budgets(shorten_min_usd=0.001))
     # When the run looks for a shorter chain
     shorten(run.scope, shortening(run).inner)
     # Then the one recognition the check needs was made, and no more than the least allowed
