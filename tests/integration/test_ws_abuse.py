@@ -69,6 +69,7 @@ def test_malformed_messages_get_a_coded_error_and_the_connection_stays_usable(
         ({"threshold": True}, "options.threshold"),
         ({"budgets": {"searches": "10"}}, "options.budgets.searches"),
         ({"budgets": {"runtimeSeconds": False}}, "options.budgets.runtimeSeconds"),
+        ({"budgets": {"shortenMinUsd": "0.002"}}, "options.budgets.shortenMinUsd"),
         ({"knobs": {"both_ends": 0}}, "options.knobs.both_ends"),
     ],
 )
