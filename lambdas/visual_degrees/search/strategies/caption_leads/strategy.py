@@ -339,10 +339,20 @@ def _pair_page_read_before(scope: SearchScope) -> None:
     """An answer read from the graph: the pair's own page, when an earlier run bought it, is read
     back at no paid call, so the answer can tell whether it showed the two together (verdict.py)."""
     a, b = scope.state.person_a, scope.state.person_b
-    queries = (pair_query(a.name, b.name), pair_query(b.name, a.name))
-    query = scope.decide("pair.before", lambda: next((q for q in queries if cached_page(scope, q)), None))
-    hits = cached_page(scope, query) if query is not None else None
-    if query is not None and hits is not None:
+    read: dict[str, list[ImageHit]] = {}
+
+    def first_read() -> str | None:
+        for query in (pair_query(a.name, b.name), pair_query(b.name, a.name)):
+            if hits := cached_page(scope, query):
+                read[query] = hits
+                return query
+        return None
+
+    query = scope.decide("pair.before", first_read)
+    if query is None:
+        return
+    hits = read.get(query) or cached_page(scope, query)  # a re-run step reads it again
+    if hits is not None:
         scope.leads.save_page(query, [a.key, b.key], hits, scope.ctx.clock.now())
 
 
