@@ -123,9 +123,7 @@ class CaptionLeads:
         found = scope.decide(f"titles{step}", lambda: _titles_page(scope, find))
         if found is None:
             return None
-        hits = [ImageHit.model_validate(h) for h in found["hits"]]
-        query = earlier_titles.page_name(found["name"])
-        scope.leads.save_page(query, [], hits, scope.ctx.clock.now())
+        hits = _read_back(scope, found)
         book = self.book(scope)
         photos = scope.decide(
             f"titles.photos{step}",
@@ -254,10 +252,8 @@ class CaptionLeads:
     def recall(self, scope: SearchScope, chain: list[str]) -> None:
         if not (scope.rules.remember_edges and scope.rules.shared_cache):
             return
-        found = scope.decide("shorten.titles", lambda: earlier_titles.pages_of(scope, chain))
-        for page in found:
-            hits = [ImageHit.model_validate(h) for h in page["hits"]]
-            scope.leads.save_page(earlier_titles.page_name(page["name"]), [], hits, scope.ctx.clock.now())
+        for page in scope.decide("shorten.titles", lambda: earlier_titles.pages_of(scope, chain)):
+            _read_back(scope, page)
 
     def can_ask(self, scope: SearchScope, hops: int) -> bool:
         return matching.worth_asking(scope, self.book(scope), hops) is not None
@@ -333,6 +329,14 @@ def _titles_page(scope: SearchScope, find: TitlesFinder) -> dict[str, Any] | Non
         return None
     new, hits = found
     return {"name": new.name, "key": new.key, "hits": [h.dump() for h in hits]}
+
+
+def _read_back(scope: SearchScope, page: dict[str, Any]) -> list[ImageHit]:
+    """Titles earlier runs read, as journalled ({"name", "hits"}), saved as a page of the run's
+    leads of their own (earlier_titles.page_name): the run reads them as any page's titles."""
+    hits = [ImageHit.model_validate(h) for h in page["hits"]]
+    scope.leads.save_page(earlier_titles.page_name(page["name"]), [], hits, scope.ctx.clock.now())
+    return hits
 
 
 def _pair_page_read_before(scope: SearchScope) -> None:
