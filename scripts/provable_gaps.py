@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from visual_degrees.domain.queries import PAIR_TEMPLATES
+from visual_degrees_tools.bench.metrics import path_excess
 from visual_degrees_tools.bench.pairs import BenchPair, pair_of, sample_pairs
 from visual_degrees_tools.sandbox import load_world, photo_web
 from visual_degrees_tools.sandbox.graph import Graph
@@ -90,8 +91,10 @@ def compare(old: Graph, new: Graph, pairs: list[BenchPair]) -> dict[str, Any]:
 
 
 def rescore(web: PhotoWeb, old: Graph, new: Graph, path: Path) -> dict[str, Any]:
-    """Mean excess of a bench's solved solvable runs, against each graph."""
+    """Mean excess of a bench's solved solvable runs against each graph, as the bench counts it
+    (metrics.path_excess), and how many answers are below each graph's shortest."""
     excess: list[list[int]] = [[], []]
+    below = [0, 0]
     for line in path.read_text(encoding="utf-8").splitlines():
         run = json.loads(line)
         if not (run["outcome"] == "path" and run["true_path"] and run["meant"] and run["hops"]):
@@ -100,9 +103,9 @@ def rescore(web: PhotoWeb, old: Graph, new: Graph, path: Path) -> dict[str, Any]
         for n, graph in enumerate((old, new)):
             best = shortest(graph, pair)
             if best is not None:
-                excess[n].append(run["hops"] - best)
+                excess[n].append(path_excess(run["hops"], best))
+                below[n] += run["hops"] < best
     mean = [round(sum(e) / len(e), 3) if e else None for e in excess]
-    below = [sum(1 for x in e if x < 0) for e in excess]
     return {"runs": str(path), "mean_excess": mean, "answers_below_shortest": below}
 
 

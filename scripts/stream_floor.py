@@ -30,7 +30,7 @@ from visual_degrees_tools.adapters.sqlite_memory import SqliteMemory
 from visual_degrees_tools.bench import Truth
 from visual_degrees_tools.bench.harness import Bench
 from visual_degrees_tools.bench.knowing import Knowing
-from visual_degrees_tools.bench.metrics import RunRecord
+from visual_degrees_tools.bench.metrics import RunRecord, path_excess
 from visual_degrees_tools.bench.pairs import BenchPair, Person
 from visual_degrees_tools.bench.stream import THIRD, stream_pairs
 from visual_degrees_tools.bench.stream_floor import (
@@ -132,7 +132,7 @@ def _excess(record: RunRecord) -> int | None:
     """As the bench counts it (metrics.summarize): of solved solvable questions only."""
     if not (record.solved and record.solvable) or record.hops is None or record.shortest is None:
         return None
-    return record.hops - record.shortest
+    return path_excess(record.hops, record.shortest)
 
 
 def _kinds(figures: dict[str, KindFigures]) -> None:

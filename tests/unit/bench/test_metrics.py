@@ -142,6 +142,22 @@ def test_the_excess_distribution_gives_the_share_at_the_shortest_and_each_hop_ov
     assert summarize([run("no_path", shortest=2)], "default")["path_excess_distribution"] == {}
 
 
+def test_an_answer_below_the_ground_truths_shortest_counts_at_the_shortest_never_below():
+    # Given a true chain of 2 where the ground truth's graph says 3 (it missed a link the run
+    # proved), and one of 4 where it says 3
+    records = [
+        run("path", shortest=3, true_path=True, hops=2),
+        run("path", shortest=3, true_path=True, hops=4),
+    ]
+    figures = summarize(records, "default")
+    # Then the chain of 2 is at the shortest (a true chain is itself provable), not one below it
+    assert figures["path_excess_distribution"] == {
+        "0": {"pairs": 1, "share": 0.5},
+        "1": {"pairs": 1, "share": 0.5},
+    }
+    assert figures["mean_path_excess"] == 0.5
+
+
 def test_a_path_to_a_namesake_is_neither_solved_nor_false():
     records = [run("path", true_path=True, meant=False, hops=2)]
     figures = summarize(records, "seed")

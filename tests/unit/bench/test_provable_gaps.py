@@ -56,14 +56,27 @@ def test_runs_are_rescored_against_both_graphs(web, tmp_path):
     pairs = [p for p in sample_pairs(web, 30, 11, "uniform") if gaps.shortest(old, p)]
     fell = next(p for p in pairs if gaps.shortest(new, p) < gaps.shortest(old, p))
     held = next(p for p in pairs if gaps.shortest(new, p) == gaps.shortest(old, p))
+    drop = gaps.shortest(old, fell) - gaps.shortest(new, fell)
+
+    def answer(pair, hops, **kw):
+        return {
+            "a": pair.a.given,
+            "b": pair.b.given,
+            "outcome": "path",
+            "true_path": True,
+            "meant": True,
+            "hops": hops,
+            **kw,
+        }
+
     runs = [
-        {"a": p.a.given, "b": p.b.given, "outcome": "path", "true_path": True, "meant": True, "hops": hops}
-        for p, hops in ((fell, gaps.shortest(new, fell)), (held, gaps.shortest(old, held) + 1))
+        answer(fell, gaps.shortest(old, fell)),  # at the old shortest: `drop` over the new one
+        answer(fell, gaps.shortest(new, fell)),  # below the old shortest: counted at it, never below
+        answer(held, gaps.shortest(old, held) + 1),  # one over on both
+        answer(held, 1, true_path=False),  # a false path is no answer to score
     ]
-    runs.append({**runs[1], "true_path": False})  # a false path is no answer to score
     path = tmp_path / "runs.jsonl"
     path.write_text("\n".join(json.dumps(r) for r in runs), encoding="utf-8")
     scored = gaps.rescore(web, old, new, path)
-    below = gaps.shortest(new, fell) - gaps.shortest(old, fell)
-    assert scored["mean_excess"] == [round((below + 1) / 2, 3), 0.5]
+    assert scored["mean_excess"] == [round(1 / 3, 3), round((drop + 1) / 3, 3)]
     assert scored["answers_below_shortest"] == [1, 0]
