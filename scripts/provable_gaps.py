@@ -35,6 +35,7 @@ from typing import Any
 from visual_degrees.domain.queries import PAIR_TEMPLATES
 from visual_degrees_tools.bench.metrics import path_excess
 from visual_degrees_tools.bench.pairs import BenchPair, pair_of, sample_pairs
+from visual_degrees_tools.bench.truth import fewest_hops
 from visual_degrees_tools.sandbox import load_world, photo_web
 from visual_degrees_tools.sandbox.graph import Graph
 from visual_degrees_tools.sandbox.ground_truth import ground_truth, recognised_in
@@ -74,8 +75,7 @@ def fuller_graph(
 
 
 def shortest(graph: Graph, pair: BenchPair) -> int | None:
-    found = [graph.distance(x, y, MAX_HOPS) for x in pair.a.indices for y in pair.b.indices]
-    return min((d for d in found if d is not None), default=None)
+    return fewest_hops(graph, pair, MAX_HOPS)
 
 
 def compare(old: Graph, new: Graph, pairs: list[BenchPair]) -> dict[str, Any]:

@@ -20,6 +20,7 @@ from typing import Any
 from visual_degrees.domain.errors import ProviderError
 from visual_degrees_tools.bench.pairs import BenchPair
 from visual_degrees_tools.sandbox import PhotoWeb
+from visual_degrees_tools.sandbox.graph import Graph
 from visual_degrees_tools.sandbox.ground_truth import ground_truth
 
 
@@ -35,6 +36,19 @@ class Verdict:
         return self.true and self.meant
 
 
+def fewest_hops(graph: Graph, pair: BenchPair, limit: int | None = None) -> int | None:
+    """Fewest edges of `graph` between the pair's people (any of a display name's namesakes; at most
+    `limit`), or None."""
+    best: int | None = None
+    bound = limit
+    for x in pair.a.indices:
+        for y in pair.b.indices:
+            d = graph.distance(x, y, bound)
+            if d is not None and (best is None or d < best):
+                best, bound = d, d
+    return best
+
+
 class Truth:
     def __init__(self, web: PhotoWeb, *, threshold: float = 80.0) -> None:
         self.web = web
@@ -44,14 +58,7 @@ class Truth:
 
     def shortest(self, pair: BenchPair, limit: int | None = None) -> int | None:
         """Fewest provable edges between the pair's people (at most `limit`), or None."""
-        best: int | None = None
-        bound = limit
-        for x in pair.a.indices:
-            for y in pair.b.indices:
-                d = self.graph.distance(x, y, bound)
-                if d is not None and (best is None or d < best):
-                    best, bound = d, d
-        return best
+        return fewest_hops(self.graph, pair, limit)
 
     def shown(self, image_url: str) -> frozenset[str]:
         """Celebrity ids truly in the photo; empty for a URL the simulator never served."""
