@@ -10,6 +10,7 @@ web unless `--web clean`. Per tier, one JSON line:
   an oracle that knows which query's first result page holds a photo of each link's two people
   (bench/floor.py): `shortest`, among the chains of fewest hops; `any`, among all within --max-hops
   (cheaper may be longer). A pair no such chain connects has no floor (counted as above every limit).
+`--variant NAME`: a realistic web with some figures moved (bench/web_variants.py).
 Benchmark-only: it reads the photo web's ground truth, which no strategy may see.
 """
 
@@ -28,6 +29,7 @@ from bench_webs import tiers
 
 from visual_degrees_tools.bench import Truth, machine_state, percentile, sample_pairs
 from visual_degrees_tools.bench.floor import Floor, Floors, WebPages
+from visual_degrees_tools.bench.web_variants import VARIANTS, variant_web
 from visual_degrees_tools.sandbox import load_world, photo_web
 from visual_degrees_tools.sandbox_options import DEFAULT_WEB, WEB_NAMES
 
@@ -73,9 +75,15 @@ def main() -> int:
     )
     parser.add_argument("--seed", type=int, default=11)
     parser.add_argument("--max-hops", type=int, default=6)
+    parser.add_argument(
+        "--variant", choices=sorted(VARIANTS), help="a variant of the realistic web (bench/web_variants.py)"
+    )
     args = parser.parse_args()
     started = time.perf_counter()
-    web = photo_web(load_world(args.world), 0, args.web)
+    if args.variant and args.web != DEFAULT_WEB:
+        raise SystemExit("--variant: variants are of the realistic web")
+    world = load_world(args.world)
+    web = variant_web(world, args.variant) if args.variant else photo_web(world, 0, args.web)
     truth = Truth(web)
     floors = Floors(WebPages(web))
     for tier, count in tiers(args.tiers):
@@ -92,7 +100,7 @@ def main() -> int:
         unsearchable = sum(has_unsearchable_end(web, p) for p, _ in solvable)
         figures = {
             "world": args.world.name,
-            "web": args.web,
+            "web": f"{args.web}-{args.variant}" if args.variant else args.web,
             "tier": tier,
             "seed": args.seed,
             "pairs": len(pairs),

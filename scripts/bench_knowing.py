@@ -9,6 +9,8 @@ pairs, drawn as `visual-degrees bench --tier T --sample N --seed S` draws them (
 One JSON line of figures per tier. `--stream N --stream-seeds S…`: instead of tiers, the 90-question
 streams of `visual-degrees bench --stream N --seed S` (one memory and evidence graph a stream, every
 run from the same simulated date), one JSON line a stream with its cost by tens and last-30 ratio.
+`--variant NAME`: a realistic web with some figures moved (bench/web_variants.py, as
+`scripts/bench_webs.py run --variant NAME`).
 
 The simulated planner normally remembers credits (who was in which film), as a language model
 might; here it is replaced by one whose "co-stars" of a person are exactly the people some photo
@@ -30,7 +32,9 @@ from bench_webs import tiers
 from visual_degrees_tools.bench import Bench, BenchConfig, Truth, machine_state, sample_pairs
 from visual_degrees_tools.bench.knowing import Knowing
 from visual_degrees_tools.bench.stream import stream_figures, stream_pairs
-from visual_degrees_tools.local.environments import sandbox_environment
+from visual_degrees_tools.bench.web_variants import VARIANTS, variant_web
+from visual_degrees_tools.local.environments import SandboxEnvironment, sandbox_environment
+from visual_degrees_tools.sandbox import load_world
 from visual_degrees_tools.sandbox_options import DEFAULT_WEB, WEB_NAMES
 
 KEYS = (
@@ -59,9 +63,19 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=11)
     parser.add_argument("--stream", type=int, help="questions a stream (instead of --tiers)")
     parser.add_argument("--stream-seeds", type=int, nargs="+", default=[1])
+    parser.add_argument(
+        "--variant", choices=sorted(VARIANTS), help="a variant of the realistic web (bench/web_variants.py)"
+    )
     args = parser.parse_args()
     # A stream's runs all start at the same simulated date, as `bench --stream` runs them.
-    environment = sandbox_environment(args.world, web=args.web, dated=args.stream is None)
+    if args.variant:
+        if args.web != DEFAULT_WEB:
+            raise SystemExit("--variant: variants are of the realistic web")
+        web = variant_web(load_world(args.world), args.variant)
+        environment = SandboxEnvironment(web, dated=args.stream is None)
+    else:
+        environment = sandbox_environment(args.world, web=args.web, dated=args.stream is None)
+    label = f"{args.web}-{args.variant}" if args.variant else args.web
     bench = Bench(Knowing(environment), Truth(environment.web))  # type: ignore[arg-type]
     if args.stream is not None:
         for seed in args.stream_seeds:
@@ -69,13 +83,13 @@ def main() -> int:
                 stream_pairs(environment.web, args.stream, seed), BenchConfig(shared_memory=True)
             )
             figures = {k: result.figures[k] for k in KEYS} | stream_figures(result.records)
-            shown = {"world": args.world.name, "web": args.web, "stream": args.stream, "seed": seed}
+            shown = {"world": args.world.name, "web": label, "stream": args.stream, "seed": seed}
             print(json.dumps(shown | figures | {"machine": machine_state()}), flush=True)
         return 0
     for tier, count in tiers(args.tiers):
         pairs = sample_pairs(environment.web, count, args.seed, tier)
         figures = bench.run(pairs, BenchConfig()).figures
-        shown = {"world": args.world.name, "web": args.web, "tier": tier, "seed": args.seed}
+        shown = {"world": args.world.name, "web": label, "tier": tier, "seed": args.seed}
         print(json.dumps(shown | {k: figures[k] for k in KEYS} | {"machine": machine_state()}), flush=True)
     return 0
 

@@ -16,6 +16,10 @@ Progress on stderr.
 `run --no-lr-marker` is a diagnostic, not a web to benchmark against: the realistic web whose
 agency captions never write "(L-R)" before a list of names, to measure what a strategy that reads
 "(L-R)" as a person loses (files and rows named "realistic-no-lr").
+
+`run --variant NAME` benchmarks a photo web the strategy was never tuned on: the realistic web with
+some of its figures moved (`bench/web_variants.py` lists them: fewer-names, noisier-faces, harsh, …;
+files and rows named "realistic-NAME").
 """
 
 from __future__ import annotations
@@ -32,11 +36,12 @@ from typing import Any
 from visual_degrees.domain.models import Budgets, RunOptions
 from visual_degrees_tools.bench import Bench, BenchConfig, Truth, machine_state, sample_pairs
 from visual_degrees_tools.bench.report import progress_printer
+from visual_degrees_tools.bench.web_variants import VARIANTS, variant_web
 from visual_degrees_tools.local.environments import SandboxEnvironment
 from visual_degrees_tools.sandbox import PhotoWeb, load_world, photo_web
 from visual_degrees_tools.sandbox.pages import DEFAULT_PAGES
 from visual_degrees_tools.sandbox.webs import WEBS
-from visual_degrees_tools.sandbox_options import TIERS, WEB_NAMES, Tier, web_name
+from visual_degrees_tools.sandbox_options import DEFAULT_WEB, TIERS, WEB_NAMES, Tier, web_name
 
 DEFAULT_TIERS = "uniform=200,famous=60,known=100"
 # A diagnostic web: the realistic one with captions that never write "(L-R)" before a list of names.
@@ -56,6 +61,11 @@ def run(args: argparse.Namespace) -> None:
         model = WEBS["realistic"]
         pages = replace(model.pages or DEFAULT_PAGES, left_to_right="")
         web = PhotoWeb(world, 0, photos=model.photos, pages=pages)
+    elif args.variant:
+        if args.web != "realistic":
+            raise SystemExit("--variant: variants are of the realistic web")
+        label = f"realistic-{args.variant}"
+        web = variant_web(world, args.variant)
     else:
         web = photo_web(world, 0, web_name(args.web))
     truth = Truth(web)
@@ -109,6 +119,13 @@ def tiers(text: str) -> list[tuple[Tier, int]]:
 WORLD_ORDER = ("cast.G", "cast.06", "movies")
 
 
+def _web_rank(label: str) -> int:
+    """Rows of one sample: the realistic web, its diagnostic and variants, then the clean web."""
+    if label in (DEFAULT_WEB, NO_MARKER):
+        return (DEFAULT_WEB, NO_MARKER).index(label)
+    return 2 if label.startswith(f"{DEFAULT_WEB}-") else 3
+
+
 def table(directory: Path) -> str:
     runs = [json.loads(p.read_text(encoding="utf-8")) for p in sorted(directory.glob("*.json"))]
     rows: dict[tuple[Any, ...], dict[str, dict[str, Any]]] = {}
@@ -130,8 +147,7 @@ def table(directory: Path) -> str:
     ]
     for key in sorted(rows, key=order):
         world, tier, seed, recall = key
-        webs = (*WEB_NAMES[:1], NO_MARKER, *WEB_NAMES[1:])
-        for web, share in sorted(rows[key], key=lambda ws: (webs.index(ws[0]), ws[1])):
+        for web, share in sorted(rows[key], key=lambda ws: (_web_rank(ws[0]), ws[0], ws[1])):
             f = rows[key][web, share]
             at_shortest = (f.get("path_excess_distribution") or {}).get("0", {}).get("share", 0.0)
             solved = f["solved"] - f["solved_unsolvable"]
@@ -170,6 +186,11 @@ def main(argv: list[str]) -> int:
         "--no-lr-marker",
         action="store_true",
         help='diagnostic: the realistic web without "(L-R)" before its lists of names ("realistic-no-lr")',
+    )
+    bench.add_argument(
+        "--variant",
+        choices=sorted(VARIANTS),
+        help='the realistic web with some figures moved (bench/web_variants.py; rows "realistic-NAME")',
     )
     show = commands.add_parser("table", help="the Markdown table of every figures file in a directory")
     show.add_argument("directory", type=Path)

@@ -1,0 +1,86 @@
+"""bench/web_variants.py: realistic webs with some figures moved, and scripts/bench_webs.py --variant."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from visual_degrees_tools.bench.web_variants import VARIANTS, variant_web
+from visual_degrees_tools.sandbox import load_world, photo_web
+from visual_degrees_tools.sandbox.synthetic import default_world_path
+
+SCRIPTS = Path(__file__).resolve().parents[3] / "scripts"
+
+
+def _script(name: str):
+    sys.path.insert(0, str(SCRIPTS))  # bench_knowing imports bench_webs
+    spec = importlib.util.spec_from_file_location(name, SCRIPTS / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def world():
+    return load_world(default_world_path())
+
+
+def _named_faces(web) -> float:
+    """Of the faces in photos of two or more, the share some agency caption names."""
+    faces = named = 0
+    for photo in range(web.photo_count):
+        people = web.photo_people[web.photo_start[photo] : web.photo_start[photo + 1]]
+        if len(people) > 1:
+            faces += len(people)
+            named += len(web.pages.agency_named[photo])
+    return named / faces
+
+
+def test_a_variant_is_another_web_whose_evidence_is_never_shared(world):
+    realistic = photo_web(world, 0, "realistic")
+    identities = {realistic.identity} | {variant_web(world, name).identity for name in VARIANTS}
+    assert len(identities) == len(VARIANTS) + 1
+    assert all(variant_web(world, name).mode == "realistic" for name in VARIANTS)
+
+
+def test_fewer_names_names_fewer_faces_and_more_names_more(world):
+    realistic = _named_faces(photo_web(world, 0, "realistic"))
+    assert _named_faces(variant_web(world, "fewer-names")) < realistic - 0.05
+    assert _named_faces(variant_web(world, "more-names")) > realistic + 0.05
+
+
+def test_noisier_faces_prove_fewer_links_of_the_same_photos(world):
+    from visual_degrees_tools.sandbox.ground_truth import ground_truth
+
+    plain = ground_truth(photo_web(world, 0, "realistic")).provable_graph(80.0).edge_count
+    noisy = ground_truth(variant_web(world, "noisier-faces")).provable_graph(80.0).edge_count
+    assert noisy < plain
+
+
+def test_an_unknown_variant_is_refused_by_name(world):
+    with pytest.raises(SystemExit, match=r"unknown web variant 'kinder'.*fewer-names"):
+        variant_web(world, "kinder")
+
+
+def test_bench_webs_benchmarks_a_variant_and_tables_it_beside_the_realistic_web(tmp_path):
+    bench_webs = _script("bench_webs")
+    common = ["run", "--world", str(default_world_path()), "--web", "realistic", "--seeds", "3"]
+    common += ["--recalls", "1.0", "--tiers", "famous=2", "--out", str(tmp_path)]
+    assert bench_webs.main(["bench_webs", *common]) == 0
+    assert bench_webs.main(["bench_webs", *common, "--variant", "fewer-names"]) == 0
+    names = sorted(p.name for p in tmp_path.glob("*.json"))
+    assert names == [
+        "default_world.realistic-fewer-names.famous.s3.r1.json",
+        "default_world.realistic.famous.s3.r1.json",
+    ]
+    figures = json.loads((tmp_path / names[0]).read_text(encoding="utf-8"))
+    assert figures["web"] == "realistic-fewer-names" and figures["pairs"] == 2
+    rows = [line for line in bench_webs.table(tmp_path).splitlines() if line.startswith("| default_world")]
+    assert [row.split(" | ")[4] for row in rows] == ["realistic", "realistic-fewer-names"]
+    with pytest.raises(SystemExit):
+        bench_webs.main(["bench_webs", *common[:4], "clean", *common[5:], "--variant", "harsh"])
