@@ -10,6 +10,9 @@ web unless `--web clean`. Per tier, one JSON line:
   an oracle that knows which query's first result page holds a photo of each link's two people
   (bench/floor.py): `shortest`, among the chains of fewest hops; `any`, among all within --max-hops
   (cheaper may be longer). A pair no such chain connects has no floor (counted as above every limit).
+`floor_shortest_titles`: what the titles of the shortest floors' photos say of each link's two
+people (both, one, none; "with guests": "X and guests …") and where on their page the photos come
+(0 = the top result): how far what a run reads could point it at the oracle's photos.
 `--variant NAME`: a realistic web with some figures moved (bench/web_variants.py).
 Benchmark-only: it reads the photo web's ground truth, which no strategy may see.
 """
@@ -28,7 +31,7 @@ from bench_oracle import has_unsearchable_end
 from bench_webs import tiers
 
 from visual_degrees_tools.bench import Truth, machine_state, percentile, sample_pairs
-from visual_degrees_tools.bench.floor import Floor, Floors, WebPages
+from visual_degrees_tools.bench.floor import Floor, Floors, WebPages, link_titles
 from visual_degrees_tools.bench.web_variants import VARIANTS, variant_web
 from visual_degrees_tools.sandbox import load_world, photo_web
 from visual_degrees_tools.sandbox_options import DEFAULT_WEB, WEB_NAMES
@@ -64,6 +67,21 @@ def summary(floors: list[Floor | None], truth_hops: list[int]) -> dict[str, Any]
     }
 
 
+def titles(pages: WebPages, floors: list[Floor | None]) -> dict[str, Any]:
+    """What the titles of the floor's photos say of each link's two people, and where on the page
+    the photos come: how far a run reading titles could be pointed at them."""
+    links = [t for f in floors if f is not None for t in link_titles(pages, f)]
+    ranks = [float(rank) for _, _, rank in links]
+    return {
+        "links": len(links),
+        **{f"titled_{kind}": sum(named == kind for named, _, _ in links) for kind in ("both", "one", "none")},
+        "titled_with_guests": sum(guests for _, guests, _ in links),
+        "rank_p50": percentile(ranks, 50) if ranks else None,
+        "rank_p90": percentile(ranks, 90) if ranks else None,
+        "in_first_5": sum(0 <= rank < 5 for rank in ranks),
+    }
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -85,7 +103,8 @@ def main() -> int:
     world = load_world(args.world)
     web = variant_web(world, args.variant) if args.variant else photo_web(world, 0, args.web)
     truth = Truth(web)
-    floors = Floors(WebPages(web))
+    pages = WebPages(web)
+    floors = Floors(pages)
     for tier, count in tiers(args.tiers):
         pairs = sample_pairs(web, count, args.seed, tier)
         solvable = [(p, d) for p in pairs if (d := truth.shortest(p, args.max_hops)) is not None]
@@ -109,6 +128,7 @@ def main() -> int:
             "unsearchable_share": round(unsearchable / len(solvable), 4) if solvable else 0.0,
             "floor_shortest": summary(found["shortest"], hops),
             "floor_any": summary(found["any"], hops),
+            "floor_shortest_titles": titles(pages, found["shortest"]),
             "wall_s": round(time.perf_counter() - started, 1),
             "machine": machine_state(),
         }

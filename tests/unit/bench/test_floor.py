@@ -8,7 +8,9 @@ from collections.abc import Sequence
 
 import pytest
 
-from visual_degrees_tools.bench.floor import Floors, WebPages
+from visual_degrees.domain.captions import shows_unnamed
+from visual_degrees.domain.titles import mentions
+from visual_degrees_tools.bench.floor import Floors, WebPages, link_titles
 from visual_degrees_tools.bench.pairs import sample_pairs
 from visual_degrees_tools.sandbox import PhotoWeb, photo_web
 from visual_degrees_tools.sandbox.graph import Graph
@@ -133,3 +135,29 @@ def test_on_a_realistic_web_every_link_of_a_floor_is_a_photo_of_both_on_its_quer
             assert {world.celebrity_id(u), world.celebrity_id(link.to)} <= shown
             assert link.photo in pages.photos(link.query)
     assert proven
+
+
+def test_what_the_titles_of_a_floors_photos_say_of_each_link(realistic):
+    # Given the oracle's chains on the realistic web of the hand-made bench world
+    pages = WebPages(realistic)
+    floors = Floors(pages)
+    said = []
+    for pair in sample_pairs(realistic, 6, 1):
+        floor = floors.cheapest(pair.a.indices, pair.b.indices, 6, shortest=True)
+        if floor is None:
+            continue
+        # When each link's photo is looked up on its query's page
+        found = link_titles(pages, floor)
+        assert len(found) == floor.hops
+        for (named, guests, rank), u, link in zip(found, floor.people, floor.links, strict=False):
+            # Then it is where that page first shows the photo, under the title read there
+            ranked = [realistic.page_photo(p) for p in pages._ranker.rank(link.query, pages.page)]
+            assert rank == ranked.index(link.photo)
+            title = realistic.page_title(pages._ranker.rank(link.query, pages.page)[rank])
+            both = [mentions(title, realistic.world.name(p)) for p in (u, link.to)]
+            assert named == ("none", "one", "both")[sum(both)]
+            assert guests == shows_unnamed(title)
+            said.append(named)
+    assert said
+    # A photo no page of the query shows has no place on it
+    assert pages.result("nobody at all", 0) == (-1, "")

@@ -24,8 +24,10 @@ from functools import cached_property
 from itertools import count
 from typing import Protocol
 
+from visual_degrees.domain.captions import shows_unnamed
 from visual_degrees.domain.costs import DEFAULT_COSTS, CostTable
 from visual_degrees.domain.queries import pair_query
+from visual_degrees.domain.titles import mentions
 from visual_degrees_tools.sandbox import PhotoWeb
 from visual_degrees_tools.sandbox.graph import Graph
 from visual_degrees_tools.sandbox.ground_truth import ground_truth, recognised_in
@@ -75,6 +77,26 @@ class WebPages:
     @cached_property
     def together(self) -> Graph:
         return ground_truth(self.web).provable_graph(self.threshold, searchable=False)
+
+    def result(self, query: str, photo: int) -> tuple[int, str]:
+        """Where the photo first comes on the query's first page (0 = the top result) and the title
+        it comes under there; (-1, "") if not on it."""
+        for rank, page in enumerate(self._ranker.rank(query, self.page)):
+            if self.web.page_photo(page) == photo:
+                return rank, self.web.page_title(page)
+        return -1, ""
+
+
+def link_titles(pages: WebPages, floor: Floor) -> list[tuple[str, bool, int]]:
+    """For each link of a floor's chain, what the title its photo comes under says of the link's two
+    people ("both", "one", "none"), whether it says more people are in it ("X and guests …"), and
+    the photo's place on the page: how far what a run reads could point at the oracle's photo."""
+    found = []
+    for u, link in zip(floor.people, floor.links, strict=False):
+        rank, title = pages.result(link.query, link.photo)
+        named = sum(mentions(title, pages.name(person)) for person in (u, link.to))
+        found.append((("none", "one", "both")[named], shows_unnamed(title), rank))
+    return found
 
 
 @dataclass(frozen=True)
