@@ -14,7 +14,8 @@ cost the strategy more than $0.005 above their titles-only floor, dearest first:
 `--kinds` adds one table of the last 30 of every stream asked, by how many ends were new to the
 graph; `--knowing` runs the streams with a planner that knows the photo web (bench/knowing.py);
 `--web clean` runs them on the clean web instead of the realistic one (the default, as `bench`);
-`--shorten-min USD` gives the runs that `budgets.shortenMinUsd` (`bench --budget-shorten-min`).
+`--shorten-min USD` gives the runs that `budgets.shortenMinUsd` (`bench --budget-shorten-min`);
+`--variant NAME` runs them on a realistic web with some figures moved (bench/web_variants.py).
 """
 
 from __future__ import annotations
@@ -43,8 +44,9 @@ from visual_degrees_tools.bench.stream_floor import (
     question_floor,
     recognised_on,
 )
-from visual_degrees_tools.local.environments import sandbox_environment
-from visual_degrees_tools.sandbox import EPOCH, VirtualClock
+from visual_degrees_tools.bench.web_variants import VARIANTS, variant_web
+from visual_degrees_tools.local.environments import SandboxEnvironment, sandbox_environment
+from visual_degrees_tools.sandbox import EPOCH, VirtualClock, load_world
 from visual_degrees_tools.sandbox_options import DEFAULT_WEB, WEB_NAMES
 
 
@@ -77,8 +79,16 @@ def main() -> None:
     parser.add_argument("--knowing", action="store_true", help="runs ask a planner that knows the web")
     parser.add_argument("--web", choices=WEB_NAMES, default=DEFAULT_WEB)
     parser.add_argument("--shorten-min", type=float, default=0.0, metavar="USD", help="budgets.shortenMinUsd")
+    parser.add_argument(
+        "--variant", choices=sorted(VARIANTS), help="a variant of the realistic web (bench/web_variants.py)"
+    )
     args = parser.parse_args()
-    environment = sandbox_environment(args.world, web=args.web, dated=False)  # as `bench` builds it
+    if args.variant:
+        if args.web != DEFAULT_WEB:
+            raise SystemExit("--variant: variants are of the realistic web")
+        environment = SandboxEnvironment(variant_web(load_world(args.world), args.variant), dated=False)
+    else:
+        environment = sandbox_environment(args.world, web=args.web, dated=False)  # as `bench` builds it
     truth = Truth(environment.web)
     world = environment.web.world
 

@@ -84,3 +84,24 @@ def test_bench_webs_benchmarks_a_variant_and_tables_it_beside_the_realistic_web(
     assert [row.split(" | ")[4] for row in rows] == ["realistic", "realistic-fewer-names"]
     with pytest.raises(SystemExit):
         bench_webs.main(["bench_webs", *common[:4], "clean", *common[5:], "--variant", "harsh"])
+
+
+def test_stream_floor_runs_its_streams_on_a_variant(monkeypatch, capsys):
+    stream_floor = _script("stream_floor")
+    common = ["stream_floor", "--world", str(default_world_path()), "--seeds", "1", "--stream", "6"]
+
+    def row(*extra: str) -> str:
+        monkeypatch.setattr(sys, "argv", [*common, *extra])
+        stream_floor.main()
+        return capsys.readouterr().out.splitlines()[-1]
+
+    realistic, noisier = row(), row("--variant", "noisier-faces")
+    assert realistic.startswith("| default_world 1 |") and noisier.startswith("| default_world 1 |")
+
+    def first_30(line: str) -> float:
+        return float(line.split(" | ")[1].lstrip("$"))
+
+    # the same questions on a web whose faces score lower cost the runs more
+    assert first_30(noisier) > first_30(realistic)
+    with pytest.raises(SystemExit):
+        row("--web", "clean", "--variant", "harsh")
