@@ -32,8 +32,8 @@ from bench_webs import tiers
 
 from visual_degrees_tools.bench import Truth, machine_state, percentile, sample_pairs
 from visual_degrees_tools.bench.floor import Floor, Floors, WebPages, link_titles
-from visual_degrees_tools.bench.web_variants import VARIANTS, variant_web
-from visual_degrees_tools.sandbox import load_world, photo_web
+from visual_degrees_tools.bench.web_variants import VARIANTS, chosen_web
+from visual_degrees_tools.sandbox import load_world
 from visual_degrees_tools.sandbox_options import DEFAULT_WEB, WEB_NAMES
 
 LIMITS = (0.02, 0.04)  # issue 19: famous pairs at <= $0.02 a run, known pairs at <= $0.04
@@ -98,10 +98,7 @@ def main() -> int:
     )
     args = parser.parse_args()
     started = time.perf_counter()
-    if args.variant and args.web != DEFAULT_WEB:
-        raise SystemExit("--variant: variants are of the realistic web")
-    world = load_world(args.world)
-    web = variant_web(world, args.variant) if args.variant else photo_web(world, 0, args.web)
+    web, label = chosen_web(load_world(args.world), args.web, args.variant)
     truth = Truth(web)
     pages = WebPages(web)
     floors = Floors(pages)
@@ -119,7 +116,7 @@ def main() -> int:
         unsearchable = sum(has_unsearchable_end(web, p) for p, _ in solvable)
         figures = {
             "world": args.world.name,
-            "web": f"{args.web}-{args.variant}" if args.variant else args.web,
+            "web": label,
             "tier": tier,
             "seed": args.seed,
             "pairs": len(pairs),

@@ -32,8 +32,8 @@ from bench_webs import tiers
 from visual_degrees_tools.bench import Bench, BenchConfig, Truth, machine_state, sample_pairs
 from visual_degrees_tools.bench.knowing import Knowing
 from visual_degrees_tools.bench.stream import stream_figures, stream_pairs
-from visual_degrees_tools.bench.web_variants import VARIANTS, variant_web
-from visual_degrees_tools.local.environments import SandboxEnvironment, sandbox_environment
+from visual_degrees_tools.bench.web_variants import VARIANTS, chosen_web
+from visual_degrees_tools.local.environments import SandboxEnvironment
 from visual_degrees_tools.sandbox import load_world
 from visual_degrees_tools.sandbox_options import DEFAULT_WEB, WEB_NAMES
 
@@ -68,14 +68,8 @@ def main() -> int:
     )
     args = parser.parse_args()
     # A stream's runs all start at the same simulated date, as `bench --stream` runs them.
-    if args.variant:
-        if args.web != DEFAULT_WEB:
-            raise SystemExit("--variant: variants are of the realistic web")
-        web = variant_web(load_world(args.world), args.variant)
-        environment = SandboxEnvironment(web, dated=args.stream is None)
-    else:
-        environment = sandbox_environment(args.world, web=args.web, dated=args.stream is None)
-    label = f"{args.web}-{args.variant}" if args.variant else args.web
+    web, label = chosen_web(load_world(args.world), args.web, args.variant)
+    environment = SandboxEnvironment(web, dated=args.stream is None)
     bench = Bench(Knowing(environment), Truth(environment.web))  # type: ignore[arg-type]
     if args.stream is not None:
         for seed in args.stream_seeds:

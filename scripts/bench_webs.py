@@ -36,12 +36,12 @@ from typing import Any
 from visual_degrees.domain.models import Budgets, RunOptions
 from visual_degrees_tools.bench import Bench, BenchConfig, Truth, machine_state, sample_pairs
 from visual_degrees_tools.bench.report import progress_printer
-from visual_degrees_tools.bench.web_variants import VARIANTS, variant_web
+from visual_degrees_tools.bench.web_variants import VARIANTS, chosen_web
 from visual_degrees_tools.local.environments import SandboxEnvironment
-from visual_degrees_tools.sandbox import PhotoWeb, load_world, photo_web
+from visual_degrees_tools.sandbox import PhotoWeb, load_world
 from visual_degrees_tools.sandbox.pages import DEFAULT_PAGES
 from visual_degrees_tools.sandbox.webs import WEBS
-from visual_degrees_tools.sandbox_options import DEFAULT_WEB, TIERS, WEB_NAMES, Tier, web_name
+from visual_degrees_tools.sandbox_options import DEFAULT_WEB, TIERS, WEB_NAMES, Tier
 
 DEFAULT_TIERS = "uniform=200,famous=60,known=100"
 # A diagnostic web: the realistic one with captions that never write "(L-R)" before a list of names.
@@ -53,7 +53,6 @@ DEFAULT_SHARE = Budgets().shorten_share
 def run(args: argparse.Namespace) -> None:
     started = time.perf_counter()
     world = load_world(args.world)
-    label = args.web
     if args.no_lr_marker:
         if args.web != "realistic":
             raise SystemExit("--no-lr-marker: only the realistic web writes (L-R)")
@@ -61,13 +60,8 @@ def run(args: argparse.Namespace) -> None:
         model = WEBS["realistic"]
         pages = replace(model.pages or DEFAULT_PAGES, left_to_right="")
         web = PhotoWeb(world, 0, photos=model.photos, pages=pages)
-    elif args.variant:
-        if args.web != "realistic":
-            raise SystemExit("--variant: variants are of the realistic web")
-        label = f"realistic-{args.variant}"
-        web = variant_web(world, args.variant)
     else:
-        web = photo_web(world, 0, web_name(args.web))
+        web, label = chosen_web(world, args.web, args.variant)
     truth = Truth(web)
     took = time.perf_counter() - started
     print(f"{args.world.name} {label}: web and truth in {took:.1f} s", file=sys.stderr)

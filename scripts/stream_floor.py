@@ -44,8 +44,8 @@ from visual_degrees_tools.bench.stream_floor import (
     question_floor,
     recognised_on,
 )
-from visual_degrees_tools.bench.web_variants import VARIANTS, variant_web
-from visual_degrees_tools.local.environments import SandboxEnvironment, sandbox_environment
+from visual_degrees_tools.bench.web_variants import VARIANTS, chosen_web
+from visual_degrees_tools.local.environments import SandboxEnvironment
 from visual_degrees_tools.sandbox import EPOCH, VirtualClock, load_world
 from visual_degrees_tools.sandbox_options import DEFAULT_WEB, WEB_NAMES
 
@@ -83,12 +83,8 @@ def main() -> None:
         "--variant", choices=sorted(VARIANTS), help="a variant of the realistic web (bench/web_variants.py)"
     )
     args = parser.parse_args()
-    if args.variant:
-        if args.web != DEFAULT_WEB:
-            raise SystemExit("--variant: variants are of the realistic web")
-        environment = SandboxEnvironment(variant_web(load_world(args.world), args.variant), dated=False)
-    else:
-        environment = sandbox_environment(args.world, web=args.web, dated=False)  # as `bench` builds it
+    web, _ = chosen_web(load_world(args.world), args.web, args.variant)
+    environment = SandboxEnvironment(web, dated=False)  # as `bench` builds it
     truth = Truth(environment.web)
     world = environment.web.world
 

@@ -105,3 +105,14 @@ def test_stream_floor_runs_its_streams_on_a_variant(monkeypatch, capsys):
     assert first_30(noisier) > first_30(realistic)
     with pytest.raises(SystemExit):
         row("--web", "clean", "--variant", "harsh")
+
+
+def test_a_script_gets_the_web_it_was_asked_for_and_its_label(world):
+    from visual_degrees_tools.bench.web_variants import chosen_web
+
+    web, label = chosen_web(world, "clean", None)
+    assert (web.mode, label) == ("clean", "clean")
+    web, label = chosen_web(world, "realistic", "harsh")
+    assert label == "realistic-harsh" and web.identity == variant_web(world, "harsh").identity
+    with pytest.raises(SystemExit, match="variants are of the realistic web"):
+        chosen_web(world, "clean", "harsh")

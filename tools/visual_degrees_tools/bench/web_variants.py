@@ -11,12 +11,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from visual_degrees_tools.sandbox import PhotoWeb
+from visual_degrees_tools.sandbox import PhotoWeb, photo_web
 from visual_degrees_tools.sandbox.noise import DEFAULT_NOISE, NoiseModel
 from visual_degrees_tools.sandbox.pages import DEFAULT_PAGES, PageParameters
 from visual_degrees_tools.sandbox.photos import PhotoParameters
 from visual_degrees_tools.sandbox.webs import REALISTIC_PHOTOS
 from visual_degrees_tools.sandbox.world import World
+from visual_degrees_tools.sandbox_options import DEFAULT_WEB, web_name
 
 
 @dataclass(frozen=True)
@@ -85,3 +86,13 @@ def variant_web(world: World, name: str, seed: int = 0) -> PhotoWeb:
         raise SystemExit(f"unknown web variant {name!r}: choose one of {', '.join(VARIANTS)}")
     v = VARIANTS[name]
     return PhotoWeb(world, seed, photos=v.photos, noise=v.noise, pages=v.pages)
+
+
+def chosen_web(world: World, web: str, variant: str | None) -> tuple[PhotoWeb, str]:
+    """The web a benchmark script was asked for (`--web`, `--variant`) and its label in figures:
+    "realistic", "clean" or "realistic-NAME"."""
+    if not variant:
+        return photo_web(world, 0, web_name(web)), web
+    if web != DEFAULT_WEB:
+        raise SystemExit(f"--variant: variants are of the {DEFAULT_WEB} web")
+    return variant_web(world, variant), f"{DEFAULT_WEB}-{variant}"
