@@ -100,3 +100,20 @@ def test_asked_again_the_answer_read_from_the_graph_keeps_the_proof_that_one_deg
     assert again["path"] == first["path"] and again["usage"]["costUsd"] == 0
     assert again["degrees"]["shortest"] is True
     assert again["degrees"]["ruledOut"] == first["degrees"]["ruledOut"]
+
+
+def test_the_pairs_checked_for_fewer_degrees_are_named_as_people_write_them() -> None:
+    # Given a run whose look for a shorter chain checks a pair with someone only the planner named
+    # (never recognised yet, so the run's evidence holds no name for them)
+    sink, final = run("Jasper Wolstenholme", "Rosalind Galloway", 0.25)
+    checking = [
+        e["message"].partition("is there a shorter chain? Checking ")[2]
+        for e in sink.of("status")
+        if "is there a shorter chain?" in e.get("message", "")
+    ]
+    # Then every pair checked is shown by display name, as the answer's account of it says
+    assert "Jasper Wolstenholme — Emrys Dunmere" in checking
+    names = {name for pair in checking for name in pair.split(" — ")}
+    assert all(ENVIRONMENT.web.knows(name) and name[0].isupper() for name in names)
+    tried = final["degrees"]["lines"][-1]
+    assert "pairs checked (Jasper Wolstenholme — Emrys Dunmere" in tried

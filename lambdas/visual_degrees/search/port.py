@@ -126,3 +126,8 @@ class Shortener(Protocol):
     def pair_page(self, scope: SearchScope, pair: list[str]) -> tuple[str, int] | None:
         """The pair's own search as the run read it, and how many results it gave (None: unread)."""
         ...
+
+    def names(self, scope: SearchScope, pair: list[str]) -> list[str]:
+        """The pair's display names, as the run's titles or its planner wrote them: someone only a
+        hunch names was never recognised, so the run's evidence has no name for them."""
+        ...

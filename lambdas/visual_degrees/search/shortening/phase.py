@@ -129,7 +129,7 @@ def shorten(scope: SearchScope, shortener: Shortener) -> tuple[Observed, ...]:
         if not decide(".go", partial(allowance.affords, scope, shortener.price(scope, pair))):
             stopped = "allowance"
             break
-        x, y = (scope.person(key).name for key in pair)
+        x, y = shortener.names(scope, pair)
         scope.status(f"{plural(hops, 'degree')} proven; is there a shorter chain? Checking {x} — {y}")
         got = shortener.prove(scope, pair, f"shorten.{attempt}.")
         observed.append(got)

@@ -68,3 +68,6 @@ class ThenShorten:
 
     def pair_page(self, scope: SearchScope, pair: list[str]) -> tuple[str, int] | None:
         return self.inner.pair_page(scope, pair)
+
+    def names(self, scope: SearchScope, pair: list[str]) -> list[str]:
+        return self.inner.names(scope, pair)

@@ -274,6 +274,10 @@ class CaptionLeads:
         x, y = (book.name(key) for key in pair)
         return page_of_pair(book.page_len, pair_query(x, y), pair_query(y, x))
 
+    def names(self, scope: SearchScope, pair: list[str]) -> list[str]:
+        book = self.book(scope)
+        return [book.name(key) for key in pair]
+
     # ---- rescues -------------------------------------------------------------------------------
 
     def _rescue(
