@@ -12,6 +12,7 @@ from visual_degrees.domain.captions import (
     names_in_title,
     same_event,
     shows_unnamed,
+    unnamed_faces,
 )
 from visual_degrees.domain.models import MAX_TITLE_CHARS, ImageHit
 
@@ -81,10 +82,27 @@ def test_keys_are_name_keys_without_repeats():
         ("A, B and guests at the X Awards", True),
         ("The cast of X (1999) at its premiere: A, B, C and others", True),
         ("Ann Lee and Bob Ray at the premiere of X (1999)", False),
+        ("Cast and crew attend the premiere of X (1999)", True),
+        ("Ann Lee and the cast attend the premiere of X (1999)", True),
+        ("Tom Hanks at the premiere of Cast Away (2000)", False),
     ],
 )
 def test_a_title_saying_it_shows_more_people_than_it_names(title, unnamed):
     assert shows_unnamed(title) is unnamed
+
+
+@pytest.mark.parametrize(
+    ("title", "rank"),
+    [
+        ("Cast and crew attend the premiere of X (1999)", 2),
+        ("The cast of X (1999) at its premiere: A, B, C and others", 2),
+        ("A, B and guests at the X Awards", 1),
+        ("A, B and a guest at the premiere of X (1999)", 0),
+        ("Ann Lee and Bob Ray at the premiere of X (1999)", 0),
+    ],
+)
+def test_a_crowd_promises_more_unnamed_faces_than_guests_and_guests_more_than_one(title, rank):
+    assert unnamed_faces(title) == rank
 
 
 def test_two_captions_of_one_event_share_its_words_and_another_event_does_not():

@@ -87,6 +87,25 @@ def test_s2_gives_up_on_an_end_no_title_names_when_nobody_can_say_where_to_look(
     assert run.statuses()[-1] == f"No photo shows {B} with anyone, and nobody could say where else to look"
 
 
+def test_s2_recognises_an_ends_page_about_them_before_buying_a_page_to_rescue_them() -> None:
+    # Given B's own page was read: two titles name B alone, one as a portrait, one as a page about
+    # B ("B - Pictures and Photos") whose photo shows B with Y, a face no title names
+    web = FakeWeb()
+    run = run_of(web)
+    portrait, about = page(run.scope, B, f"{B} arrives at a gala", f"{B} - Pictures and Photos", subjects=[B])
+    web.photo(portrait, face(B))
+    web.photo(about, face(B), face(Y))
+    # When S2 decides
+    result = run.strategy.discover(run.next_step())
+    # Then the page about B is recognised (not the portrait) with no search, and ties B to Y
+    assert result.found and (web.calls["search"], web.calls["recognize"]) == (0, 1)
+    assert run.scope.graph.confidence(key(B), key(Y)) is not None
+    assert run.statuses()[0] == (
+        f"No photo links {B} with anyone yet; recognising 1 photo of pages about them, whose titles "
+        "say nothing of who else is in them"
+    )
+
+
 def test_s3_picks_the_first_unproven_pair_of_the_cheapest_chain() -> None:
     # Given A — X proven by a photo, and a title naming X with B
     run = run_of()
@@ -270,6 +289,23 @@ def test_a_photo_titled_as_one_person_is_never_recognised_blind() -> None:
     assert blind_look(book, B, [key(B)]) == [group]
     assert photos_at(book, B) == [group]
     assert portrait in book.photos
+
+
+def test_an_event_page_shows_its_crowds_first_to_find_someone_no_caption_names() -> None:
+    # Given an event's page: a photo of A with a guest, one of A with guests, and a crowd no title
+    # names, in that order
+    web = FakeWeb()
+    run = run_of(web)
+    event = f"the premiere of {APOLLO}"
+    one, some, crowd = page(
+        run.scope,
+        APOLLO,
+        f"{A} and a guest attend {event}",
+        f"{A} and guests attend {event}",
+        f"Cast and crew attend {event}",
+    )
+    # Then a rescue recognises the crowd first, then the guests, then the one guest
+    assert photos_at(book_of(run), APOLLO) == [crowd, some, one]
 
 
 def test_the_same_image_at_another_url_is_recognised_once_and_takes_none_of_its_pages_recognitions() -> None:

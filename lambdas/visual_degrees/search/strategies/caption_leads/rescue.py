@@ -1,19 +1,24 @@
-"""Rescuing an end no photo links to anyone yet, through the events it was seen at.
+"""Rescuing an end no photo links to anyone yet: pages about them already read, then the events
+they were seen at.
 
-A caption that names the end says where they were ("… at the premiere of Apollo 13 (1995)"); the
+Before any page is bought, the photos already read under titles naming the end alone that do not
+say they show one person ("X - Pictures and Photos", "X: latest news") are recognised: such a title
+is about the person, not the photo, which may show them beside someone nobody names (own_photos).
+Then a caption that names the end says where they were ("… at the premiere of Apollo 13 (1995)"); the
 planner may say which films they were in. Searching such an event brings up its other photos, and
 its crowd shots show people no caption names: recognising those is how an end that only a bit part
 put on camera gets a link. Pages are bought within the run's budget, at most EVENT_SEARCHES per end;
-which photos to recognise comes from the page itself (the ones showing unnamed people, crowds first).
-"""
+which photos to recognise comes from the page itself (the ones showing unnamed people: crowds such
+as "Cast and crew attend …" first, then "… and guests", then "… and a guest")."""
 
 from __future__ import annotations
 
-from visual_degrees.domain.captions import dated_event, event_in_title
+from visual_degrees.domain.captions import dated_event, event_in_title, unnamed_faces
 from visual_degrees.domain.queries import event_query
 from visual_degrees.search.strategies.caption_leads.leads import LeadBook
 
 EVENT_SEARCHES = 3  # event pages one person's rescue may read
+OWN_PHOTOS = 10  # photos titled with an end's name alone that its rescue may recognise
 SIDE_SEARCHES = 4  # event pages the sides nobody is left to search on may read, in all
 
 
@@ -61,13 +66,16 @@ def _first(book: LeadBook, people: list[str], events: dict[str, list[tuple[str, 
 
 def photos_at(book: LeadBook, query: str) -> list[str]:
     """Photos of an event page that show people their titles do not name, but not one unnamed guest
-    alone ("A guest attends …"): the most people named first (crowd shots), then as ranked."""
+    alone ("A guest attends …"): those whose titles promise the most faces they do not name first
+    (captions.unnamed_faces: a crowd, then guests, then one guest), then the most named, then as
+    ranked: the person sought is one of the unnamed."""
     page = [
         url
         for url, photo in book.photos.items()
         if query in photo.queries and photo.unnamed and not photo.portrait and book.available(url)
     ]
-    return sorted(page, key=lambda url: -len(book.photos[url].keys))  # stable: the page's order
+    # stable: the page's order among equals
+    return sorted(page, key=lambda url: (-unnamed_faces(book.photos[url].title), -len(book.photos[url].keys)))
 
 
 def side_event(book: LeadBook, people: list[str]) -> list[str] | None:
@@ -80,3 +88,21 @@ def side_event(book: LeadBook, people: list[str]) -> list[str] | None:
     if len(read) >= SIDE_SEARCHES:
         return None
     return _first(book, people, events)
+
+
+def own_photos(book: LeadBook, ends: list[str], limit: int) -> list[str] | None:
+    """[end, url, ...]: photos on pages already read whose titles name the first of `ends` with
+    nobody else and do not say they show one person ("X - Pictures and Photos", "X: latest news"):
+    such a page is about them, not about its photo, which may show them beside someone no title
+    names. No search, a recognition each, at most OWN_PHOTOS an end, as the pages ranked them."""
+    for key in ends:
+        own = [
+            url
+            for url in book.of.get(key, ())
+            if book.photos[url].keys == (key,) and not book.photos[url].portrait
+        ]
+        left = OWN_PHOTOS - sum(url in book.looked for url in own)
+        urls = [url for url in own if book.available(url)][: min(limit, left)]
+        if urls:
+            return [key, *urls]
+    return None

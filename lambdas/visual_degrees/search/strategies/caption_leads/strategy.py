@@ -160,7 +160,10 @@ class CaptionLeads:
             return StepResult(found=True)  # S3 asks the planner where to look for them
         if unseen is not None:
             end = book.name(unseen)
-            return self._rescue(scope, book, partial(rescue.end_event, book, [unseen])) or _give_up(
+            return (
+                self._own_photos(scope, book, [unseen])
+                or self._rescue(scope, book, partial(rescue.end_event, book, [unseen]))
+            ) or _give_up(
                 scope, end, f"No photo shows {end} with anyone, and nobody could say where else to look"
             )
         if scope.decide("ask.first", partial(_ask_before_reading, scope, book)):
@@ -170,11 +173,15 @@ class CaptionLeads:
             # The end no title ties to anyone is the likelier reason no chain shows: rescue it first.
             # Then the events of the people of a side nobody is left to search on (ends first).
             stuck = sorted(expansion.unlinked_ends(scope, book), key=lambda k: len(book.neighbours(k)) > 0)
-            rescued = self._rescue(scope, book, partial(rescue.end_event, book, stuck)) or self._rescue(
-                scope,
-                book,
-                lambda: rescue.side_event(book, expansion.closed_sides(scope, book)),
-                side=True,
+            rescued = (
+                self._own_photos(scope, book, stuck)
+                or self._rescue(scope, book, partial(rescue.end_event, book, stuck))
+                or self._rescue(
+                    scope,
+                    book,
+                    lambda: rescue.side_event(book, expansion.closed_sides(scope, book)),
+                    side=True,
+                )
             )
             if rescued is not None:
                 return rescued
@@ -309,6 +316,22 @@ class CaptionLeads:
         looked = chains.look(scope, book, photos) if photos else Observed()
         reached, confirming = settle(scope, "s2")
         return StepResult(reached=reached, found=True, observed=(got, looked, confirming))
+
+    def _own_photos(self, scope: SearchScope, book: LeadBook, ends: list[str]) -> StepResult | None:
+        """Before a page is bought to rescue an end no photo links: the photos already read that
+        are titled with its name alone but not as a portrait (rescue.own_photos). None: none left."""
+        limit = scope.options.images_per_search
+        picked = scope.decide("rescue.own", lambda: rescue.own_photos(book, ends, limit))
+        if picked is None:
+            return None
+        key, *urls = picked
+        scope.status(
+            f"No photo links {book.name(key)} with anyone yet; recognising {plural(len(urls), 'photo')} "
+            "of pages about them, whose titles say nothing of who else is in them"
+        )
+        looked = chains.look(scope, book, urls)
+        reached, confirming = settle(scope, "s2")
+        return StepResult(reached=reached, found=True, observed=(looked, confirming))
 
     def _unseen_end(self, scope: SearchScope, book: LeadBook) -> str | None:
         """An end (its key) no title names after a page about them: every chain needs a photo of
