@@ -168,7 +168,9 @@ def _search(
     hits = scope.caches.cached_search(query)
     if hits is not None:
         scope.ctx.cache_tally.searches_in_run += 1
-        return hits
+        # The run may hold the query's whole page (read_page): a caller asking for its first few
+        # results gets those, as a paid search would give them, not 200 photos to recognise.
+        return hits[:count]
     if shared and (hits := scope.shared.search(query, count)) is not None:
         scope.ctx.cache_tally.searches_shared += 1
         scope.caches.cache_search(query, hits)
