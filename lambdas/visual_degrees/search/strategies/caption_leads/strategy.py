@@ -160,10 +160,7 @@ class CaptionLeads:
             return StepResult(found=True)  # S3 asks the planner where to look for them
         if unseen is not None:
             end = book.name(unseen)
-            return (
-                self._own_photos(scope, book, [unseen])
-                or self._rescue(scope, book, partial(rescue.end_event, book, [unseen]))
-            ) or _give_up(
+            return self._rescue(scope, book, partial(rescue.end_event, book, [unseen])) or _give_up(
                 scope, end, f"No photo shows {end} with anyone, and nobody could say where else to look"
             )
         if scope.decide("ask.first", partial(_ask_before_reading, scope, book)):
