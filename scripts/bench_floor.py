@@ -32,7 +32,7 @@ from bench_webs import tiers
 
 from visual_degrees_tools.bench import Truth, machine_state, percentile, sample_pairs
 from visual_degrees_tools.bench.floor import Floor, Floors, WebPages, link_titles
-from visual_degrees_tools.bench.web_variants import VARIANTS, chosen_web
+from visual_degrees_tools.bench.web_variants import add_variant_option, chosen_web
 from visual_degrees_tools.sandbox import load_world
 from visual_degrees_tools.sandbox_options import DEFAULT_WEB, WEB_NAMES
 
@@ -93,9 +93,7 @@ def main() -> int:
     )
     parser.add_argument("--seed", type=int, default=11)
     parser.add_argument("--max-hops", type=int, default=6)
-    parser.add_argument(
-        "--variant", choices=sorted(VARIANTS), help="a variant of the realistic web (bench/web_variants.py)"
-    )
+    add_variant_option(parser)
     args = parser.parse_args()
     started = time.perf_counter()
     web, label = chosen_web(load_world(args.world), args.web, args.variant)

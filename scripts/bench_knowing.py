@@ -32,7 +32,7 @@ from bench_webs import tiers
 from visual_degrees_tools.bench import Bench, BenchConfig, Truth, machine_state, sample_pairs
 from visual_degrees_tools.bench.knowing import Knowing
 from visual_degrees_tools.bench.stream import stream_figures, stream_pairs
-from visual_degrees_tools.bench.web_variants import VARIANTS, chosen_web
+from visual_degrees_tools.bench.web_variants import add_variant_option, chosen_web
 from visual_degrees_tools.local.environments import SandboxEnvironment
 from visual_degrees_tools.sandbox import load_world
 from visual_degrees_tools.sandbox_options import DEFAULT_WEB, WEB_NAMES
@@ -63,9 +63,7 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=11)
     parser.add_argument("--stream", type=int, help="questions a stream (instead of --tiers)")
     parser.add_argument("--stream-seeds", type=int, nargs="+", default=[1])
-    parser.add_argument(
-        "--variant", choices=sorted(VARIANTS), help="a variant of the realistic web (bench/web_variants.py)"
-    )
+    add_variant_option(parser)
     args = parser.parse_args()
     # A stream's runs all start at the same simulated date, as `bench --stream` runs them.
     web, label = chosen_web(load_world(args.world), args.web, args.variant)

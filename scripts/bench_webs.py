@@ -36,7 +36,7 @@ from typing import Any
 from visual_degrees.domain.models import Budgets, RunOptions
 from visual_degrees_tools.bench import Bench, BenchConfig, Truth, machine_state, sample_pairs
 from visual_degrees_tools.bench.report import progress_printer
-from visual_degrees_tools.bench.web_variants import VARIANTS, chosen_web
+from visual_degrees_tools.bench.web_variants import add_variant_option, chosen_web
 from visual_degrees_tools.local.environments import SandboxEnvironment
 from visual_degrees_tools.sandbox import PhotoWeb, load_world
 from visual_degrees_tools.sandbox.pages import DEFAULT_PAGES
@@ -181,11 +181,7 @@ def main(argv: list[str]) -> int:
         action="store_true",
         help='diagnostic: the realistic web without "(L-R)" before its lists of names ("realistic-no-lr")',
     )
-    bench.add_argument(
-        "--variant",
-        choices=sorted(VARIANTS),
-        help='the realistic web with some figures moved (bench/web_variants.py; rows "realistic-NAME")',
-    )
+    add_variant_option(bench)
     show = commands.add_parser("table", help="the Markdown table of every figures file in a directory")
     show.add_argument("directory", type=Path)
     args = parser.parse_args(argv[1:])

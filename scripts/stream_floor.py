@@ -44,7 +44,7 @@ from visual_degrees_tools.bench.stream_floor import (
     question_floor,
     recognised_on,
 )
-from visual_degrees_tools.bench.web_variants import VARIANTS, chosen_web
+from visual_degrees_tools.bench.web_variants import add_variant_option, chosen_web
 from visual_degrees_tools.local.environments import SandboxEnvironment
 from visual_degrees_tools.sandbox import EPOCH, VirtualClock, load_world
 from visual_degrees_tools.sandbox_options import DEFAULT_WEB, WEB_NAMES
@@ -79,9 +79,7 @@ def main() -> None:
     parser.add_argument("--knowing", action="store_true", help="runs ask a planner that knows the web")
     parser.add_argument("--web", choices=WEB_NAMES, default=DEFAULT_WEB)
     parser.add_argument("--shorten-min", type=float, default=0.0, metavar="USD", help="budgets.shortenMinUsd")
-    parser.add_argument(
-        "--variant", choices=sorted(VARIANTS), help="a variant of the realistic web (bench/web_variants.py)"
-    )
+    add_variant_option(parser)
     args = parser.parse_args()
     web, _ = chosen_web(load_world(args.world), args.web, args.variant)
     environment = SandboxEnvironment(web, dated=False)  # as `bench` builds it

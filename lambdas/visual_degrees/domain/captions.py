@@ -44,12 +44,12 @@ _LEFT_TO_RIGHT = re.compile(
 _GUEST_IN_LIST = re.compile(r"\b(?:an? )?guests?\b", re.IGNORECASE)
 # Words a page title puts after a name ("Kevin Bacon Photos"): never part of the name.
 _PAGE_WORDS = frozenset({"Photos", "Pictures", "Images", "Gallery", "News", "Videos", "Photo"})
-# Words saying the photo shows more people than it names.
-_UNNAMED = re.compile(
-    r"\b(a guest|guests|others|friends?|and family|fans|crowd|cast and crew|and the cast)\b", re.IGNORECASE
-)
-# ... and that it shows a crowd: more faces nobody names than "a guest" or "guests" promise.
-_CROWD = re.compile(r"\b(others|crowd|cast and crew|and the cast)\b", re.IGNORECASE)
+# Words saying the photo shows a crowd: more faces nobody names than "a guest" or "guests" promise.
+_CROWD_WORDS = "others|crowd|cast and crew|and the cast"
+_CROWD = re.compile(rf"\b({_CROWD_WORDS})\b", re.IGNORECASE)
+_GUESTS = re.compile(r"\bguests\b", re.IGNORECASE)
+# Words saying the photo shows more people than it names: a crowd's, guests, friends, fans.
+_UNNAMED = re.compile(rf"\b(a guest|guests|friends?|and family|fans|{_CROWD_WORDS})\b", re.IGNORECASE)
 _EVENT_STOP = frozenset(
     {"the", "a", "an", "of", "at", "on", "for", "and", "with", "premiere", "red", "carpet", "set", "press"}
     | {"event", "photocall", "cast", "its", "guest", "guests", "others", "other", "stage", "during"}
@@ -128,12 +128,13 @@ def shows_unnamed(title: str) -> bool:
     return _UNNAMED.search(title) is not None
 
 
+@lru_cache(maxsize=65_536)
 def unnamed_faces(title: str) -> int:
     """How many faces the caption says it does not name, as a rank: 2 a crowd ("cast and crew",
     "… and others"), 1 guests, 0 one guest or none."""
     if _CROWD.search(title):
         return 2
-    return 1 if re.search(r"\bguests\b", title, re.IGNORECASE) else 0
+    return 1 if _GUESTS.search(title) else 0
 
 
 @lru_cache(maxsize=65_536)

@@ -9,6 +9,7 @@ events and people. A variant is a benchmark input only; no run can ask for one.
 
 from __future__ import annotations
 
+import argparse
 from dataclasses import dataclass, replace
 
 from visual_degrees_tools.sandbox import PhotoWeb, photo_web
@@ -96,3 +97,12 @@ def chosen_web(world: World, web: str, variant: str | None) -> tuple[PhotoWeb, s
     if web != DEFAULT_WEB:
         raise SystemExit(f"--variant: variants are of the {DEFAULT_WEB} web")
     return variant_web(world, variant), f"{DEFAULT_WEB}-{variant}"
+
+
+def add_variant_option(parser: argparse.ArgumentParser) -> None:
+    """`--variant NAME`, as every benchmark script that builds a web takes it (chosen_web)."""
+    parser.add_argument(
+        "--variant",
+        choices=sorted(VARIANTS),
+        help='a variant of the realistic web (bench/web_variants.py; figures labelled "realistic-NAME")',
+    )
