@@ -66,9 +66,13 @@ def observe(
     """Search `query` and recognise its first images (options.images_per_search); with `worth`,
     only the images it accepts (the rest are neither fetched nor paid for)."""
     result = Observed()
-    hits = _search(scope, query, shared, result, scope.options.images_per_search)
+    # The request is for a whole page, as read_page's is: it costs the same, and the page is then
+    # cached whole, so reading the query later (this run, or another through the shared cache) is
+    # free and sees every title, not the first few.
+    hits = _search(scope, query, shared, result, page_size(scope))
     if hits is None:
         return result
+    hits = hits[: scope.options.images_per_search]
     result.hits = len(hits)
     if worth is not None:
         hits = [hit for hit in hits if worth(hit)]

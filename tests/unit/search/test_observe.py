@@ -21,3 +21,19 @@ def test_a_query_whose_whole_page_was_read_is_recognised_only_as_far_as_its_firs
     first = run.scope.options.images_per_search
     assert (web.calls["search"], web.calls["recognize"]) == (1, first)
     assert len(observed.observations) == first < 20
+
+
+def test_a_search_to_recognise_keeps_its_whole_page_for_a_later_read_of_the_query() -> None:
+    # Given an engine whose one request returns 20 results
+    web = FakeWeb()
+    web.page_size = 20  # type: ignore[attr-defined]
+    web.answer("A B", *(web.photo(f"https://p/{n}.jpg", face(A), face(f"Guest {n}")) for n in range(20)))
+    run = run_of(web)
+    # When a step searches the query to recognise its first results (shared with later runs), and
+    # the run later reads the query's page for its titles
+    observe(run.scope, "A B", parallel=False, shared=True)
+    page = read_page(run.scope, "A B", shared=True, result=Observed())
+    # Then the one paid request serves both, with every title, and a later run finds it whole too
+    assert web.calls["search"] == 1
+    assert len(page or []) == 20
+    assert len(run.scope.shared.search("A B", 20) or []) == 20

@@ -196,8 +196,7 @@ class CaptionLeads:
         limit = scope.options.images_per_search
         blind = scope.decide("blind", lambda: blind_look(book, query, subjects)[:limit])
         looked = chains.look(scope, book, blind) if blind else Observed()
-        reached, confirming = settle(scope, "s2")
-        return StepResult(reached=reached, found=True, observed=(got, looked, confirming))
+        return _found(scope, got, looked)
 
     def select(self, scope: SearchScope) -> StepResult:
         """Let the planner match the sides if they changed, then pick the next pair to prove."""
@@ -311,8 +310,7 @@ class CaptionLeads:
         limit = scope.options.images_per_search
         photos = scope.decide(f"rescue.photos.{side}", lambda: rescue.photos_at(book, query)[:limit])
         looked = chains.look(scope, book, photos) if photos else Observed()
-        reached, confirming = settle(scope, "s2")
-        return StepResult(reached=reached, found=True, observed=(got, looked, confirming))
+        return _found(scope, got, looked)
 
     def _own_photos(self, scope: SearchScope, book: LeadBook, ends: list[str]) -> StepResult | None:
         """Before a page is bought to rescue an end no photo links: the photos already read that
@@ -326,9 +324,7 @@ class CaptionLeads:
             f"No photo links {book.name(key)} with anyone yet; recognising {plural(len(urls), 'photo')} "
             "of pages about them, whose titles say nothing of who else is in them"
         )
-        looked = chains.look(scope, book, urls)
-        reached, confirming = settle(scope, "s2")
-        return StepResult(reached=reached, found=True, observed=(looked, confirming))
+        return _found(scope, chains.look(scope, book, urls))
 
     def _unseen_end(self, scope: SearchScope, book: LeadBook) -> str | None:
         """An end (its key) no title names after a page about them: every chain needs a photo of
@@ -398,6 +394,12 @@ def _ask_before_reading(scope: SearchScope, book: LeadBook) -> bool:
     and on a web whose captions name few of the faces its hunches are what chains are made of (a
     page read instead, such as "A with", is mostly A's portraits)."""
     return matching.worth_asking(scope, book) is not None
+
+
+def _found(scope: SearchScope, *observed: Observed) -> StepResult:
+    """S2 found something to work on: what it observed, and whether the run may finish now."""
+    reached, confirming = settle(scope, "s2")
+    return StepResult(reached=reached, found=True, observed=(*observed, confirming))
 
 
 def _give_up(scope: SearchScope, end: str, why: str) -> StepResult:
