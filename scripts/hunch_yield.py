@@ -1,0 +1,162 @@
+"""What the planner's hunches come to, by what the planner said of them.
+
+    python scripts/hunch_yield.py --world ../shared/data/worlds/cast.G.txt --tier known --pairs 100 --seed 11
+
+Runs a tier's sample as `bench_webs.py run` does (default budgets, the realistic web unless
+`--web`), and after each run reads its memory: every hunch the planner gave (with the film where it
+said the two met, or none; its stated confidence), whether the run searched the pair (its own query,
+or a chain query naming the two side by side, as `LeadBook.searched_pair` counts it), and whether
+the run's graph ended with a link of the two. The simulator's ground truth (a measurement only: no
+run sees it) says whether any photo on the web shows the two, both recognised at >= 80: where none
+does, no search could have linked them, and only the titles its page brought were worth the search.
+
+Prints one line per kind of hunch (film named or not; stated confidence) and the totals as JSON;
+`--json FILE` keeps them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from visual_degrees.domain.costs import DEFAULT_COSTS
+from visual_degrees.domain.models import RunOptions
+from visual_degrees.domain.paths import edge_id
+from visual_degrees.domain.queries import pair_query
+from visual_degrees.lifecycle.run_memory import RunEvidence, RunLeads
+from visual_degrees_tools.adapters.sqlite_memory import SqliteMemory
+from visual_degrees_tools.bench import sample_pairs
+from visual_degrees_tools.local.asl.definition import load_definition
+from visual_degrees_tools.local.environments import SandboxEnvironment
+from visual_degrees_tools.local.runner import LocalRunner
+from visual_degrees_tools.sandbox import PhotoWeb, load_world, photo_web
+from visual_degrees_tools.sandbox.ground_truth import recognised_in
+from visual_degrees_tools.sandbox_options import TIERS, WEB_NAMES, web_name
+
+THRESHOLD = 80.0
+TTL = 86_400
+
+
+def searched(queries: Iterable[str], x: str, y: str) -> bool:
+    """Was the pair's own query read, either order, or a chain query naming them side by side?"""
+    pairs = (pair_query(x, y), pair_query(y, x))
+    return any(q == p or q.startswith(f"{p} ") or q.endswith(f" {p}") for p in pairs for q in queries)
+
+
+def photographed_together(web: PhotoWeb, x: str, y: str) -> bool | None:
+    """Does any photo show both, each recognised at >= THRESHOLD? None: a name the world lacks."""
+    world = web.world
+    found_x, found_y = world.find(x), world.find(y)
+    if not found_x or not found_y:
+        return None
+    p, q = found_x[0], found_y[0]
+    return any(
+        q in web.people_in(photo) and {p, q} <= set(recognised_in(web, photo, THRESHOLD))
+        for event in world.person_events[p]
+        for photo in web.photos_of_event(event)
+        if p in web.people_in(photo)
+    )
+
+
+def kind(hunch: dict[str, Any]) -> str:
+    film = "film named" if hunch.get("film") else "no film"
+    confidence = float(hunch.get("confidence", 0.5))
+    band = "< 0.55" if confidence < 0.55 else "0.55-0.75" if confidence < 0.75 else ">= 0.75"
+    return f"{film}, confidence {band}"
+
+
+def hunches_of_run(web: PhotoWeb, memory: SqliteMemory, run_id: str) -> list[dict[str, Any]]:
+    leads = RunLeads(memory, run_id, TTL)
+    queries = [str(page["query"]) for page in leads.pages()]
+    linked = {edge_id(edge.a, edge.b) for edge in RunEvidence(memory, run_id, TTL).edges()}
+    rows = []
+    for hunch in leads.hunches():
+        if hunch.get("source") != "planner":
+            continue
+        x, y = str(hunch.get("nameA", hunch["a"])), str(hunch.get("nameB", hunch["b"]))
+        rows.append(
+            {
+                "a": x,
+                "b": y,
+                "film": hunch.get("film", ""),
+                "confidence": hunch.get("confidence"),
+                "kind": kind(hunch),
+                "searched": searched(queries, x, y),
+                "linked": edge_id(str(hunch["a"]), str(hunch["b"])) in linked,
+                "photo_of_both": photographed_together(web, x, y),
+            }
+        )
+    return rows
+
+
+def summarise(rows: list[dict[str, Any]]) -> dict[str, dict[str, int]]:
+    by_kind: dict[str, dict[str, int]] = {}
+    for row in rows:
+        for name in (row["kind"], "all"):
+            figures = by_kind.setdefault(
+                name, {"hunches": 0, "searched": 0, "linked": 0, "searched_and_linked": 0, "no_photo": 0}
+            )
+            figures["hunches"] += 1
+            figures["searched"] += row["searched"]
+            figures["linked"] += row["linked"]
+            figures["searched_and_linked"] += row["searched"] and row["linked"]
+            figures["no_photo"] += row["photo_of_both"] is False
+    return dict(sorted(by_kind.items()))
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--world", type=Path, required=True)
+    parser.add_argument("--web", choices=WEB_NAMES, default="realistic")
+    parser.add_argument("--seed", type=int, default=11)
+    parser.add_argument("--tier", choices=TIERS, default="known")
+    parser.add_argument("--pairs", type=int, default=100)
+    parser.add_argument("--recall", type=float, default=1.0)
+    parser.add_argument("--json", type=Path)
+    args = parser.parse_args(argv)
+    web = photo_web(load_world(args.world), 0, web_name(args.web))
+    definition = load_definition()
+    rows: list[dict[str, Any]] = []
+    for pair in sample_pairs(web, args.pairs, args.seed, args.tier):
+        memory = SqliteMemory(":memory:")
+        try:
+            environment = SandboxEnvironment(web, planner_recall=args.recall)
+            runner = LocalRunner(memory, environment, costs=DEFAULT_COSTS, definition=definition)
+            result = runner.run(pair.a.name, pair.b.name, RunOptions())
+            rows += [
+                row | {"pair": [pair.a.given, pair.b.given]}
+                for row in hunches_of_run(web, memory, result.run_id)
+            ]
+        finally:
+            memory.close()
+    summary = summarise(rows)
+    for name, figures in summary.items():
+        print(
+            f"{name:32} {figures['hunches']:5} hunches, {figures['searched']:4} searched, "
+            f"{figures['searched_and_linked']:4} of them linked, "
+            f"{figures['no_photo']:4} with no photo of the two"
+        )
+    print(json.dumps(summary))
+    if args.json is not None:
+        args.json.write_text(
+            json.dumps(
+                {
+                    "args": vars(args) | {"world": str(args.world), "json": str(args.json)},
+                    "summary": summary,
+                    "rows": rows,
+                },
+                indent=1,
+            )
+            + "\n"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
