@@ -35,7 +35,7 @@ from visual_degrees_tools.local.environments import SandboxEnvironment
 from visual_degrees_tools.local.runner import LocalRunner
 from visual_degrees_tools.sandbox import PhotoWeb, load_world, photo_web
 from visual_degrees_tools.sandbox.ground_truth import recognised_in
-from visual_degrees_tools.sandbox_options import TIERS, WEB_NAMES, web_name
+from visual_degrees_tools.sandbox_options import add_sample_options, web_name
 
 THRESHOLD = 80.0
 TTL = 86_400
@@ -112,12 +112,7 @@ def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--world", type=Path, required=True)
-    parser.add_argument("--web", choices=WEB_NAMES, default="realistic")
-    parser.add_argument("--seed", type=int, default=11)
-    parser.add_argument("--tier", choices=TIERS, default="known")
-    parser.add_argument("--pairs", type=int, default=100)
-    parser.add_argument("--recall", type=float, default=1.0)
+    add_sample_options(parser, tier="known", pairs=100)
     parser.add_argument("--json", type=Path)
     args = parser.parse_args(argv)
     web = photo_web(load_world(args.world), 0, web_name(args.web))
@@ -144,17 +139,8 @@ def main(argv: list[str]) -> int:
         )
     print(json.dumps(summary))
     if args.json is not None:
-        args.json.write_text(
-            json.dumps(
-                {
-                    "args": vars(args) | {"world": str(args.world), "json": str(args.json)},
-                    "summary": summary,
-                    "rows": rows,
-                },
-                indent=1,
-            )
-            + "\n"
-        )
+        given = vars(args) | {"world": str(args.world), "json": str(args.json)}
+        args.json.write_text(json.dumps({"args": given, "summary": summary, "rows": rows}, indent=1) + "\n")
     return 0
 
 

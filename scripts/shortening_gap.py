@@ -55,7 +55,7 @@ from visual_degrees_tools.sandbox import PhotoWeb, load_world, photo_web
 from visual_degrees_tools.sandbox.graph import Graph
 from visual_degrees_tools.sandbox.ground_truth import recognised_in
 from visual_degrees_tools.sandbox.world import World
-from visual_degrees_tools.sandbox_options import TIERS, WEB_NAMES, web_name
+from visual_degrees_tools.sandbox_options import add_sample_options, web_name
 
 THRESHOLD = 80.0
 Edges = dict[int, set[int]]
@@ -316,12 +316,7 @@ def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--world", type=Path, required=True)
-    parser.add_argument("--web", choices=WEB_NAMES, default="realistic")
-    parser.add_argument("--seed", type=int, default=11)
-    parser.add_argument("--tier", choices=TIERS, default="famous")
-    parser.add_argument("--pairs", type=int, default=20)
-    parser.add_argument("--recall", type=float, default=1.0)
+    add_sample_options(parser, tier="famous", pairs=20)
     parser.add_argument("--share", type=float, default=Budgets().shorten_share)
     parser.add_argument("--json", type=Path)
     args = parser.parse_args(argv)

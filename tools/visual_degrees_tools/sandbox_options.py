@@ -9,6 +9,8 @@ group), `famous` and `known` (people ranked by the photos showing them with some
 
 from __future__ import annotations
 
+import argparse
+from pathlib import Path
 from typing import Literal, get_args
 
 from visual_degrees.domain.errors import InvalidInput
@@ -29,3 +31,14 @@ def web_name(text: str) -> WebName:
         if text == name:
             return name
     raise InvalidInput(f"unknown photo web {str(text)[:40]!r}: choose {' or '.join(WEB_NAMES)}")
+
+
+def add_sample_options(parser: argparse.ArgumentParser, *, tier: Tier, pairs: int) -> None:
+    """The options of a script that runs one tier's sample of pairs, drawn as `visual-degrees bench
+    --tier T --sample N --seed S` draws it: --world, --web, --seed, --tier, --pairs, --recall."""
+    parser.add_argument("--world", type=Path, required=True)
+    parser.add_argument("--web", choices=WEB_NAMES, default=DEFAULT_WEB)
+    parser.add_argument("--seed", type=int, default=11)
+    parser.add_argument("--tier", choices=TIERS, default=tier)
+    parser.add_argument("--pairs", type=int, default=pairs)
+    parser.add_argument("--recall", type=float, default=1.0, help="the planner's recall")
