@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from tests.support.fakes import FakeWeb, face
 from tests.support.search_scopes import A, B, Run, hunch, key, link, page, run_of
+from visual_degrees.domain.models import Budgets
 from visual_degrees.domain.planning import (
     ConnectContext,
     ConnectReply,
@@ -18,7 +19,7 @@ from visual_degrees.domain.planning import (
 )
 from visual_degrees.domain.queries import pair_query
 from visual_degrees.search.shortening.strategy import ThenShorten
-from visual_degrees.search.strategies.caption_leads import chains
+from visual_degrees.search.strategies.caption_leads import chains, matching
 from visual_degrees.search.strategies.caption_leads.leads import LeadBook
 from visual_degrees.search.strategies.caption_leads.rescue import photos_at
 from visual_degrees.search.strategies.caption_leads.strategy import CaptionLeads, blind_look
@@ -403,6 +404,22 @@ def test_s2_with_no_chain_in_sight_asks_the_planner_before_buying_a_page() -> No
     run.strategy.discover(run.next_step())
     assert run.web.calls["search"] == 1
     assert run.statuses()[-1] == f"Who appears with {A}? Searching '{A} with'"
+
+
+def test_the_planner_is_asked_as_often_as_the_llm_budget_allows() -> None:
+    # Given a run that asked the planner eight times already, each about sides that changed since
+    planner = ConnectingPlanner((A, X), (X, B))
+    run = run_of(planner=planner)
+    for n in range(8):
+        run.scope.leads.record_ask(n, {"signature": f"earlier question {n}", "links": 0})
+    # When it consults the planner with LLM calls left in its budget
+    added = matching.consult(run.scope, book_of(run))
+    # Then the planner is asked a ninth time, and its hunches are kept
+    assert len(planner.asked) == 1 and added == 2
+    # And a run whose LLM budget is spent asks nothing
+    spent = run_of(planner=ConnectingPlanner((A, X)), budgets=Budgets(llm_calls=0))
+    assert matching.consult(spent.scope, book_of(spent)) == 0
+    assert spent.scope.ctx.providers.planner.asked == []  # type: ignore[union-attr]
 
 
 def test_a_pairs_guest_photos_wait_for_its_own_search_then_get_one_round() -> None:

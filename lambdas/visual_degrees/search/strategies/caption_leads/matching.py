@@ -26,10 +26,11 @@ from visual_degrees.search.scope import SearchScope
 from visual_degrees.search.strategies.caption_leads.expansion import sides, unlinked_ends
 from visual_degrees.search.strategies.caption_leads.leads import LeadBook
 
-MAX_ATTEMPTS = 2  # each attempt is one LLM call, reserved against the LLM budget
+# Each attempt is one LLM call, reserved against the LLM budget. The budget alone bounds how often a
+# run asks: a question is asked only when the sides changed since the last, and capping the asks
+# below the budget (at 8 of 12) left runs that had not found their chain to search without hunches.
+MAX_ATTEMPTS = 2
 MAX_FAILED_SHOWN = 20
-# A few calls must stay for when sides grow late or an end turns out to be unseen.
-MAX_CALLS_PER_RUN = 8
 
 
 def context_for(scope: SearchScope, book: LeadBook, max_hops: int | None = None) -> ConnectContext:
@@ -77,7 +78,6 @@ def can_consult(scope: SearchScope, book: LeadBook) -> bool:
         and planner is not None
         and hasattr(planner, "connect")
         and scope.budget.remaining("llmCalls") > 0
-        and len(scope.leads.asks()) < MAX_CALLS_PER_RUN
     )
 
 
