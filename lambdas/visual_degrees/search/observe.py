@@ -66,10 +66,9 @@ def observe(
     """Search `query` and recognise its first images (options.images_per_search); with `worth`,
     only the images it accepts (the rest are neither fetched nor paid for)."""
     result = Observed()
-    # The request is for a whole page, as read_page's is: it costs the same, and the page is then
-    # cached whole, so reading the query later (this run, or another through the shared cache) is
-    # free and sees every title, not the first few.
-    hits = _search(scope, query, shared, result, page_size(scope))
+    # The whole page is bought (one request either way) and cached, so a later read of the query
+    # sees every title; only its first results are recognised, as a search for a few would give them.
+    hits = _search(scope, query, shared, result)
     if hits is None:
         return result
     hits = hits[: scope.options.images_per_search]
@@ -83,8 +82,7 @@ def read_page(scope: SearchScope, query: str, *, shared: bool, result: Observed)
     """One request's worth of results for `query` (as many as the engine returns for one paid
     request: `page_size`, Brave 200, Google 10), their titles to read as leads; None when the search
     budget refused (noted in `result`). Nothing is recognised here."""
-    size = page_size(scope)
-    hits = _search(scope, query, shared, result, size)
+    hits = _search(scope, query, shared, result)
     if hits is not None:
         result.hits = len(hits)
     return hits
@@ -164,17 +162,15 @@ def prefetch(scope: SearchScope, hits: list[ImageHit], *, parallel: bool, shared
     return result
 
 
-def _search(
-    scope: SearchScope, query: str, shared: bool, result: Observed, count: int
-) -> list[ImageHit] | None:
-    """The query's hits: from this run's cache, earlier runs' (`shared`), else one paid search;
-    None when the search budget refused (noted in `result`)."""
+def _search(scope: SearchScope, query: str, shared: bool, result: Observed) -> list[ImageHit] | None:
+    """The query's whole page (page_size): from this run's cache, earlier runs' (`shared`), else one
+    paid search; None when the search budget refused (noted in `result`). Every caller asks for the
+    whole page, so one cached page serves them all."""
+    count = page_size(scope)
     hits = scope.caches.cached_search(query)
     if hits is not None:
         scope.ctx.cache_tally.searches_in_run += 1
-        # The run may hold the query's whole page (read_page): a caller asking for its first few
-        # results gets those, as a paid search would give them, not 200 photos to recognise.
-        return hits[:count]
+        return hits
     if shared and (hits := scope.shared.search(query, count)) is not None:
         scope.ctx.cache_tally.searches_shared += 1
         scope.caches.cache_search(query, hits)
