@@ -5,7 +5,7 @@
 Runs a tier's sample as `bench_webs.py run` does (default budgets, the realistic web unless
 `--web`), and after each run reads its memory: every hunch the planner gave (with the film where it
 said the two met, or none; its stated confidence), whether the run searched the pair (its own query,
-or a chain query naming the two side by side, as `LeadBook.searched_pair` counts it), and whether
+or a chain query naming the two side by side: `leads.pair_searched`), and whether
 the run's graph ended with a link of the two. The simulator's ground truth (a measurement only: no
 run sees it) says whether any photo on the web shows the two, both recognised at >= 80: where none
 does, no search could have linked them, and only the titles its page brought were worth the search.
@@ -19,15 +19,14 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from visual_degrees.domain.costs import DEFAULT_COSTS
 from visual_degrees.domain.models import RunOptions
 from visual_degrees.domain.paths import edge_id
-from visual_degrees.domain.queries import pair_query
 from visual_degrees.lifecycle.run_memory import RunEvidence, RunLeads
+from visual_degrees.search.strategies.caption_leads.leads import pair_searched
 from visual_degrees_tools.adapters.sqlite_memory import SqliteMemory
 from visual_degrees_tools.bench import sample_pairs
 from visual_degrees_tools.local.asl.definition import load_definition
@@ -39,12 +38,6 @@ from visual_degrees_tools.sandbox_options import add_sample_options, web_name
 
 THRESHOLD = 80.0
 TTL = 86_400
-
-
-def searched(queries: Iterable[str], x: str, y: str) -> bool:
-    """Was the pair's own query read, either order, or a chain query naming them side by side?"""
-    pairs = (pair_query(x, y), pair_query(y, x))
-    return any(q == p or q.startswith(f"{p} ") or q.endswith(f" {p}") for p in pairs for q in queries)
 
 
 def photographed_together(web: PhotoWeb, x: str, y: str) -> bool | None:
@@ -85,7 +78,7 @@ def hunches_of_run(web: PhotoWeb, memory: SqliteMemory, run_id: str) -> list[dic
                 "film": hunch.get("film", ""),
                 "confidence": hunch.get("confidence"),
                 "kind": kind(hunch),
-                "searched": searched(queries, x, y),
+                "searched": pair_searched(queries, x, y),
                 "linked": edge_id(str(hunch["a"]), str(hunch["b"])) in linked,
                 "photo_of_both": photographed_together(web, x, y),
             }

@@ -10,6 +10,7 @@ from __future__ import annotations
 import threading
 import weakref
 from collections import OrderedDict, defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -138,6 +139,13 @@ _CACHED_RUNS = 256  # per store
 # store freed and another made at the same address under the same run id must not inherit its pages.
 _captions: weakref.WeakKeyDictionary[object, OrderedDict[str, Captions]] = weakref.WeakKeyDictionary()
 _captions_lock = threading.Lock()
+
+
+def pair_searched(queries: Iterable[str], x: str, y: str) -> bool:
+    """Is one of `queries` the pair's own query (names x and y as `pair_query` writes them, either
+    order), or a chain's query naming them next to each other ("W X Y" or "X Y Z")?"""
+    pairs = (pair_query(x, y), pair_query(y, x))
+    return any(q == p or q.startswith(f"{p} ") or q.endswith(f" {p}") for p in pairs for q in queries)
 
 
 def captions_of(
@@ -343,10 +351,7 @@ class LeadBook:
     def searched_pair(self, x: str, y: str) -> bool:
         """Was the pair's own query ("X Y", either order) read already, or a chain's query naming
         them next to each other ("W X Y" or "X Y Z": chains.chain_query)?"""
-        nx, ny = self.name(x), self.name(y)
-        pairs = (pair_query(nx, ny), pair_query(ny, nx))
-        queries = self.queries
-        return any(q == p or q.startswith(f"{p} ") or q.endswith(f" {p}") for p in pairs for q in queries)
+        return pair_searched(self.queries, self.name(x), self.name(y))
 
     def name(self, key: str) -> str:
         """A person's display name: A and B as asked, else as a title (or the planner) wrote it,
