@@ -3,6 +3,7 @@
     python scripts/bench_knowing.py --world ../shared/data/worlds/cast.G.txt --tiers famous=60,known=100
     python scripts/bench_knowing.py --world ../shared/data/worlds/cast.G.txt --web clean --tiers uniform=200
     python scripts/bench_knowing.py --world ../shared/data/worlds/cast.G.txt --stream 90 --stream-seeds 1 2 3
+    python scripts/bench_knowing.py --world ../shared/data/worlds/cast.G.txt --tiers famous=60 --precision 0.5
 
 `--web`: the realistic web (the default, as `visual-degrees bench`) or the clean one; `--tiers`: the
 pairs, drawn as `visual-degrees bench --tier T --sample N --seed S` draws them (scripts/bench_webs.py).
@@ -18,6 +19,11 @@ provably shows with them (the simulator's ground truth). Everything else is the 
 states, budgets, searches, recognitions and evidence rule. So the figure says what the strategy does
 with perfect knowledge of whom to try, not what any real planner could know: a bound for the policy,
 not for the problem (a strategy searching more cleverly could still beat it).
+
+`--precision P` instead keeps the simulated planner's memory of credits (`--planner-recall`, default
+1.0) and has it forget a share P of the co-stars no photo shows it with: what a planner whose hunches
+are more often photos would be worth (P = 0 is the default planner, P = 1 one that names only
+co-stars some photo shows, fewer than the knowing planner names).
 """
 
 from __future__ import annotations
@@ -53,6 +59,17 @@ KEYS = (
 )
 
 
+def share(text: str) -> float:
+    """A share from 0 to 1 (argparse type)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"must be a number from 0 to 1, not {text[:20]!r}")
+    return value
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -63,25 +80,36 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=11)
     parser.add_argument("--stream", type=int, help="questions a stream (instead of --tiers)")
     parser.add_argument("--stream-seeds", type=int, nargs="+", default=[1])
+    parser.add_argument(
+        "--precision",
+        type=share,
+        help="the simulated planner, forgetting this share (0..1) of the co-stars no photo shows",
+    )
+    parser.add_argument("--planner-recall", type=share, default=1.0, help="with --precision (default 1.0)")
     add_variant_option(parser)
     args = parser.parse_args()
     # A stream's runs all start at the same simulated date, as `bench --stream` runs them.
     web, label = chosen_web(load_world(args.world), args.web, args.variant)
-    environment = SandboxEnvironment(web, dated=args.stream is None)
-    bench = Bench(Knowing(environment), Truth(environment.web))  # type: ignore[arg-type]
+    environment = SandboxEnvironment(web, dated=args.stream is None, planner_recall=args.planner_recall)
+    bench = Bench(Knowing(environment, args.precision), Truth(environment.web))  # type: ignore[arg-type]
+    planner = (
+        {"planner": "knowing"}
+        if args.precision is None
+        else {"planner": "precise", "precision": args.precision, "planner_recall": args.planner_recall}
+    )
     if args.stream is not None:
         for seed in args.stream_seeds:
             result = bench.run(
                 stream_pairs(environment.web, args.stream, seed), BenchConfig(shared_memory=True)
             )
             figures = {k: result.figures[k] for k in KEYS} | stream_figures(result.records)
-            shown = {"world": args.world.name, "web": label, "stream": args.stream, "seed": seed}
+            shown = {"world": args.world.name, "web": label, "stream": args.stream, "seed": seed} | planner
             print(json.dumps(shown | figures | {"machine": machine_state()}), flush=True)
         return 0
     for tier, count in tiers(args.tiers):
         pairs = sample_pairs(environment.web, count, args.seed, tier)
         figures = bench.run(pairs, BenchConfig()).figures
-        shown = {"world": args.world.name, "web": label, "tier": tier, "seed": args.seed}
+        shown = {"world": args.world.name, "web": label, "tier": tier, "seed": args.seed} | planner
         print(json.dumps(shown | {k: figures[k] for k in KEYS} | {"machine": machine_state()}), flush=True)
     return 0
 
