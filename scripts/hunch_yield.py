@@ -24,20 +24,17 @@ from typing import Any
 
 from visual_degrees.domain.costs import DEFAULT_COSTS
 from visual_degrees.domain.models import RunOptions
-from visual_degrees.domain.paths import edge_id
-from visual_degrees.lifecycle.run_memory import RunEvidence, RunLeads
-from visual_degrees.search.strategies.caption_leads.leads import pair_searched
 from visual_degrees_tools.adapters.sqlite_memory import SqliteMemory
 from visual_degrees_tools.bench import sample_pairs
 from visual_degrees_tools.local.asl.definition import load_definition
 from visual_degrees_tools.local.environments import SandboxEnvironment
+from visual_degrees_tools.local.hunch_record import planner_hunches
 from visual_degrees_tools.local.runner import LocalRunner
 from visual_degrees_tools.sandbox import PhotoWeb, load_world, photo_web
 from visual_degrees_tools.sandbox.ground_truth import recognised_in
 from visual_degrees_tools.sandbox_options import add_sample_options, web_name
 
 THRESHOLD = 80.0
-TTL = 86_400
 
 
 def photographed_together(web: PhotoWeb, x: str, y: str) -> bool | None:
@@ -63,27 +60,12 @@ def kind(hunch: dict[str, Any]) -> str:
 
 
 def hunches_of_run(web: PhotoWeb, memory: SqliteMemory, run_id: str) -> list[dict[str, Any]]:
-    leads = RunLeads(memory, run_id, TTL)
-    queries = [str(page["query"]) for page in leads.pages()]
-    linked = {edge_id(edge.a, edge.b) for edge in RunEvidence(memory, run_id, TTL).edges()}
-    rows = []
-    for hunch in leads.hunches():
-        if hunch.get("source") != "planner":
-            continue
-        x, y = str(hunch.get("nameA", hunch["a"])), str(hunch.get("nameB", hunch["b"]))
-        rows.append(
-            {
-                "a": x,
-                "b": y,
-                "film": hunch.get("film", ""),
-                "confidence": hunch.get("confidence"),
-                "kind": kind(hunch),
-                "searched": pair_searched(queries, x, y),
-                "linked": edge_id(str(hunch["a"]), str(hunch["b"])) in linked,
-                "photo_of_both": photographed_together(web, x, y),
-            }
-        )
-    return rows
+    """The run's planner hunches (local/hunch_record.py), each with its kind and whether any photo
+    on the web shows the two."""
+    return [
+        row | {"kind": kind(row), "photo_of_both": photographed_together(web, row["a"], row["b"])}
+        for row in planner_hunches(memory, run_id)
+    ]
 
 
 def summarise(rows: list[dict[str, Any]]) -> dict[str, dict[str, int]]:
