@@ -11,9 +11,12 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from visual_degrees.domain.errors import RunNotFound
+
+if TYPE_CHECKING:
+    from visual_degrees_tools.local.executions import ExecutionStore
 
 NAME = "hunches"
 HELP = "what the planner's suggestions came to in past local runs (its precision)"
@@ -46,18 +49,25 @@ def main(args: argparse.Namespace, state_dir: Path) -> int:
             run_id = str(record["runId"])
             kept = RunControl(memory, run_id, 60).meta() is not None
             rows = planner_hunches(memory, run_id) if kept else []
-            runs.append({"runId": run_id, "people": _people(record), "kept": kept, "hunches": rows})
+            runs.append(
+                {
+                    "runId": run_id,
+                    "people": _people(record),
+                    "kept": kept,
+                    "hunches": rows,
+                    "tally": tally(rows),
+                }
+            )
     total = tally([row for run in runs for row in run["hunches"]])
     if args.json:
-        shown = [run | {"tally": tally(run["hunches"])} for run in runs]
-        print(json.dumps({"runs": shown, "total": total}, indent=2, ensure_ascii=False))
+        print(json.dumps({"runs": runs, "total": total}, indent=2, ensure_ascii=False))
         return 0
     print(_table(runs))
     print(_total(total))
     return 0
 
 
-def _record(store: Any, run_id: str) -> dict[str, Any]:
+def _record(store: ExecutionStore, run_id: str) -> dict[str, Any]:
     record = store.run_record(run_id)
     if record is None:
         raise RunNotFound(f"no run {run_id!r} here; `visual-degrees trace` lists the recent runs")
@@ -69,8 +79,6 @@ def _people(record: dict[str, Any]) -> str:
 
 
 def _table(runs: list[dict[str, Any]]) -> str:
-    from visual_degrees_tools.local.hunch_record import tally
-
     if not runs:
         return "No local runs yet."
     rows = [("hunches", "checked", "proven", "people", "run id")]
@@ -78,7 +86,7 @@ def _table(runs: list[dict[str, Any]]) -> str:
         if not run["kept"]:
             rows.append(("-", "-", "-", f"{run['people']} (its memory has expired)", run["runId"]))
             continue
-        t = tally(run["hunches"])
+        t = run["tally"]
         rows.append(
             (
                 str(t["hunches"]),
