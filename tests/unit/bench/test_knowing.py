@@ -7,12 +7,10 @@ photo, and never does it forget one a photo shows."""
 from __future__ import annotations
 
 import argparse
-import importlib.util
-import sys
-from pathlib import Path
 
 import pytest
 
+from tests.support.scripts import load_script
 from visual_degrees_tools.bench.knowing import PreciseKnowledge
 from visual_degrees_tools.sandbox import World
 from visual_degrees_tools.sandbox.graph import Graph
@@ -75,12 +73,7 @@ def test_it_confabulates_no_more_than_the_simulated_planner() -> None:
 
 
 def test_the_scripts_precision_is_a_share_from_0_to_1() -> None:
-    scripts = Path(__file__).resolve().parents[3] / "scripts"
-    sys.path.insert(0, str(scripts))  # bench_knowing imports bench_webs
-    spec = importlib.util.spec_from_file_location("bench_knowing", scripts / "bench_knowing.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = load_script("bench_knowing")
     assert module.share("0.25") == 0.25 and module.share("1") == 1.0
     for bad in ("2", "-0.1", "half"):
         with pytest.raises(argparse.ArgumentTypeError, match="from 0 to 1"):

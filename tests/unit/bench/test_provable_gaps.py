@@ -2,23 +2,18 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
-from pathlib import Path
 
 import pytest
 
+from tests.support.scripts import load_script
 from visual_degrees_tools.bench.pairs import sample_pairs
 from visual_degrees_tools.sandbox import load_world, photo_web
 from visual_degrees_tools.sandbox.ground_truth import ground_truth, recognised_in
 from visual_degrees_tools.sandbox.ranking import ranker_for
 from visual_degrees_tools.sandbox.synthetic import default_world_path
 
-SCRIPT = Path(__file__).resolve().parents[3] / "scripts" / "provable_gaps.py"
-_spec = importlib.util.spec_from_file_location("provable_gaps", SCRIPT)
-assert _spec is not None and _spec.loader is not None
-gaps = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(gaps)
+gaps = load_script("provable_gaps")
 
 
 @pytest.fixture(scope="module")

@@ -2,27 +2,15 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import sys
-from pathlib import Path
 
 import pytest
 
+from tests.support.scripts import load_script
 from visual_degrees_tools.bench.web_variants import VARIANTS, variant_web
 from visual_degrees_tools.sandbox import load_world, photo_web
 from visual_degrees_tools.sandbox.synthetic import default_world_path
-
-SCRIPTS = Path(__file__).resolve().parents[3] / "scripts"
-
-
-def _script(name: str):
-    sys.path.insert(0, str(SCRIPTS))  # bench_knowing imports bench_webs
-    spec = importlib.util.spec_from_file_location(name, SCRIPTS / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 @pytest.fixture(scope="module")
@@ -68,7 +56,7 @@ def test_an_unknown_variant_is_refused_by_name(world):
 
 
 def test_bench_webs_benchmarks_a_variant_and_tables_it_beside_the_realistic_web(tmp_path):
-    bench_webs = _script("bench_webs")
+    bench_webs = load_script("bench_webs")
     common = ["run", "--world", str(default_world_path()), "--web", "realistic", "--seeds", "3"]
     common += ["--recalls", "1.0", "--tiers", "famous=2", "--out", str(tmp_path)]
     assert bench_webs.main(["bench_webs", *common]) == 0
@@ -87,7 +75,7 @@ def test_bench_webs_benchmarks_a_variant_and_tables_it_beside_the_realistic_web(
 
 
 def test_stream_floor_runs_its_streams_on_a_variant(monkeypatch, capsys):
-    stream_floor = _script("stream_floor")
+    stream_floor = load_script("stream_floor")
     common = ["stream_floor", "--world", str(default_world_path()), "--seeds", "1", "--stream", "6"]
 
     def row(*extra: str) -> str:
