@@ -101,6 +101,9 @@ def wait_for_seq(page: Any, seq: int) -> None:
         "!window.visualDegrees.run.resyncing && window.visualDegrees.run.lastSeq === seq",
         arg=seq,
     )
+    # The page redraws once a frame, after the events it holds: wait for that frame's drawing too
+    # (animation frame callbacks run in the order they were asked for).
+    page.evaluate("() => new Promise(done => requestAnimationFrame(() => done()))")
 
 
 def start_run(page: Any, url: str, person_a: str, person_b: str, **options: str) -> None:

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 from visual_degrees.domain.errors import ConfigurationError, ProviderError, TransientProviderError
 from visual_degrees.settings import Settings
 from visual_degrees_tools.extras import PROVIDER_MODULES, Installed, install_command, installed, missing_extra
+from visual_degrees_tools.text_table import aligned
 
 if TYPE_CHECKING:
     from visual_degrees.adapters.live.http_retry import RetryPolicy
@@ -330,14 +331,7 @@ def format_report(checks: list[DoctorCheck], sandbox: SandboxCheck | None = None
         rows.append(
             (c.provider, c.role, yes(c.selected), yes(c.configured), yes(c.reachable), c.status, c.detail)
         )
-    widths = [max(len(row[i]) for row in rows) for i in range(6)]
-    lines += [
-        "  "
-        + "  ".join(cell.ljust(width) for cell, width in zip(row[:6], widths, strict=True))
-        + "  "
-        + row[6]
-        for row in rows
-    ]
+    lines += ["  " + line for line in aligned(rows)]
     lines += ["", *_verdict(checks, sandbox)]
     return "\n".join(line.rstrip() for line in lines)
 

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from visual_degrees.domain.errors import RunNotFound
+from visual_degrees_tools.text_table import aligned
 
 if TYPE_CHECKING:
     from visual_degrees_tools.local.executions import ExecutionStore
@@ -96,16 +97,7 @@ def _table(runs: list[dict[str, Any]]) -> str:
                 run["runId"],
             )
         )
-    widths = [max(len(row[i]) for row in rows) for i in range(4)]
-    return "\n".join(
-        "  ".join(
-            cell.rjust(width) if i < 3 else cell.ljust(width)
-            for i, (cell, width) in enumerate(zip(row[:4], widths, strict=True))
-        )
-        + "  "
-        + row[4]
-        for row in rows
-    )
+    return "\n".join(aligned(rows, numeric=3))
 
 
 def _total(total: dict[str, int]) -> str:

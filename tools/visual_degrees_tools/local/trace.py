@@ -9,6 +9,7 @@ from typing import Any
 
 from visual_degrees.constants import STATE_TASKS
 from visual_degrees.domain.wording import plural
+from visual_degrees_tools.text_table import aligned
 
 # "${InitializeSessionFunctionArn}" -> what runs that task here, and what does when deployed.
 _TASKS = {
@@ -100,8 +101,4 @@ def format_runs(runs: list[dict[str, Any]]) -> str:
         if continued > 0:
             outcome += f" (continued{f' {continued}×' if continued > 1 else ''})"
         rows.append((started(run), str(run.get("world") or "?"), outcome, people, run["runId"]))
-    widths = [max(len(row[i]) for row in rows) for i in range(4)]
-    return "\n".join(
-        "  ".join(cell.ljust(width) for cell, width in zip(row[:4], widths, strict=True)) + "  " + row[4]
-        for row in rows
-    )
+    return "\n".join(aligned(rows))
