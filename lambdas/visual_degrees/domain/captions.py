@@ -17,8 +17,8 @@ from visual_degrees.domain.shown_text import link_in
 
 MAX_NAMES = 12  # names read from one title
 MAX_NAME_WORDS = 6
-_TOKEN = re.compile(r"[\w'’.\-]+|[,;&():]", re.UNICODE)
-_SEPARATORS = frozenset({",", ";", "&", "(", ")", ":"})
+_TOKEN = re.compile(r"[\w'’.\-]+|[,;&():/|]", re.UNICODE)
+_SEPARATORS = frozenset({",", ";", "&", "(", ")", ":", "/"})
 _CONNECTORS = frozenset({"and", "with", "und", "et", "y", "e"})
 # Lower-case words that belong inside names ("Ludwig van Beethoven", "Rossy de Palma").
 _PARTICLES = frozenset(
@@ -29,7 +29,14 @@ _PARTICLES = frozenset(
 _ROLES = frozenset(
     {"actor", "actress", "actors", "actresses", "director", "directors", "singer", "producer", "writer"}
     | {"model", "musician", "comedian", "host", "guest", "guests", "presenter", "star", "stars", "cast"}
-    | {"member", "members"}
+    | {"member", "members", "celebrity", "celebrities", "filmmaker", "filmmakers", "co-star", "co-stars"}
+    | {"costar", "costars", "nominee", "nominees", "honoree", "honorees"}
+)
+# Who someone is to the one before, as written in lower case ("Tom Hanks and wife Rita Wilson", "X
+# and his daughter Y"); capitalised, such a word starts a film's title ("Brother Bear").
+_RELATIONS = frozenset(
+    {"his", "her", "their", "wife", "husband", "partner", "girlfriend", "boyfriend", "fiancee", "fiancée"}
+    | {"fiance", "fiancé", "son", "daughter", "mother", "father", "brother", "sister", "friend", "friends"}
 )
 # Capitalised words that never start a name ("The cast of …", "At the premiere …").
 _LEADING = frozenset({"The", "A", "An", "At", "On", "In", "Of", "For", "During", "From", "To", "By"})
@@ -40,6 +47,23 @@ _LEFT_TO_RIGHT = re.compile(
     r"|^\s*(?:from (?:left|right)|left to right)\s*[:,]",
     re.IGNORECASE,
 )
+# What precedes the names in captions as the web writes them, never a person: an agency's dateline
+# ("LOS ANGELES, CA - JUNE 22: Actors …", Getty Images' editorial style), a news site's label
+# ("EXCLUSIVE: …", "WATCH: …"), a page's "Photo of …".
+_MONTH = r"(?:JAN|FEB|MAR|APR|MAY|JUN|JUL|AUG|SEP|OCT|NOV|DEC)[A-Z]*\.?"
+_DATELINE = re.compile(rf"^[A-Z][A-Z .,'’\-]{{0,60}}?\s[-–—]\s+{_MONTH}\s+\d{{1,2}}(?:,\s*\d{{4}})?\s*:\s*")
+_LABEL = re.compile(
+    r"^(?:exclusive|watch|photos?|pictures?|video|breaking|update|gallery|in pictures)\s*:\s*"
+    r"|^(?:photos?|pictures?|images?|portrait)\s+of\s+",
+    re.IGNORECASE,
+)
+# Where a person stands, as news captions say it ("Kevin Bacon, left, and Tom Hanks", "Tom Hanks
+# (right)"): a place in the list, not prose that ends it.
+_POSITION = re.compile(
+    r"[,(]\s*(?:far |second from |third from )?(?:left|right|center|centre)\s*(?:[,)]|$)", re.IGNORECASE
+)
+# "… Stock Photos and Pictures": a page's words, not the last name's.
+_STOCK = re.compile(r"\bStock (?=(?:Photos?|Pictures|Images|Footage)\b)")
 # An unnamed person in a list of names ("X, a guest and Y attend …"): a place in the list, not prose.
 _GUEST_IN_LIST = re.compile(r"\b(?:an? )?guests?\b", re.IGNORECASE)
 # Words a page title puts after a name ("Kevin Bacon Photos"): never part of the name.
@@ -68,7 +92,8 @@ def names_in_title(title: str) -> tuple[str, ...]:
     """The people a title names, in its order: runs of capitalised words (with name particles) in
     the part that names people, which is the title's start up to its first plain word, and a list
     after a last colon ("The cast of X: A, B and others")."""
-    text = _GUEST_IN_LIST.sub(",", _LEFT_TO_RIGHT.sub(" ", title))
+    text = _LABEL.sub("", without_dateline(title), count=1)
+    text = _GUEST_IN_LIST.sub(",", _POSITION.sub(",", _STOCK.sub("", _LEFT_TO_RIGHT.sub(" ", text))))
     head, colon, tail = text.rpartition(":")
     parts = [head, tail] if colon and "(" not in tail else [text]
     found: list[str] = []
@@ -81,10 +106,13 @@ def names_in_title(title: str) -> tuple[str, ...]:
             low = token.lower()
             if token in _SEPARATORS or low in _CONNECTORS:
                 _close(run, found)
-            elif low in _ROLES and not run:
-                continue  # "Actor Tom Hanks", "The cast of …"
-            elif token in _PAGE_WORDS and run:
-                break  # "Kevin Bacon Photos": a page about him, the name ends there
+            elif (low in _ROLES or token in _RELATIONS) and not run:
+                continue  # "Actor Tom Hanks", "The cast of …", "… and wife Rita Wilson"
+            elif (token in _PAGE_WORDS and run) or token == "|":
+                break  # "Kevin Bacon Photos", "… | Getty Images": a page's words, the names end there
+            elif len(run) == 1 and token.strip("'’.").isdigit():
+                run.clear()  # "Apollo 13 premiere: …": one word and a number is a title, not a person
+                break
             elif (_capitalised(token) and (run or token not in _LEADING)) or (run and low in _PARTICLES):
                 run.append(token)
             elif not run and token in _LEADING:
@@ -93,6 +121,12 @@ def names_in_title(title: str) -> tuple[str, ...]:
                 break  # the first plain word ends the names
         _close(run, found)
     return tuple(found[:MAX_NAMES])
+
+
+def without_dateline(title: str) -> str:
+    """`title` without an agency's dateline ("LOS ANGELES, CA - JUNE 22: "), whose place and date
+    name no one and no event."""
+    return _DATELINE.sub("", title, count=1)
 
 
 def _close(run: list[str], found: list[str]) -> None:

@@ -68,6 +68,45 @@ def test_names_are_read_from_the_part_of_a_title_that_names_people(title, names)
     assert list(names_in_title(title)) == names
 
 
+@pytest.mark.parametrize(
+    ("title", "names"),
+    [
+        # an agency's dateline names a place and a date, not a person (Getty Images' style)
+        (
+            "LOS ANGELES, CA - JUNE 22: Actors Kevin Bacon and Tom Hanks attend the premiere of Apollo 13",
+            ["Kevin Bacon", "Tom Hanks"],
+        ),
+        (
+            "HOLLYWOOD - MARCH 3: Kevin Bacon and Tom Hanks arrive at the Academy Awards",
+            ["Kevin Bacon", "Tom Hanks"],
+        ),
+        ("NEW YORK, NY - MAY 01, 2011: Kevin Bacon attends the Met Gala", ["Kevin Bacon"]),
+        # a site's name after a bar, a stock site's words after the names
+        ("Kevin Bacon and Tom Hanks | Getty Images", ["Kevin Bacon", "Tom Hanks"]),
+        ("Kevin Bacon and Tom Hanks Stock Photos and Pictures", ["Kevin Bacon", "Tom Hanks"]),
+        ("Barbara Stock and Tom Hanks at a gala", ["Barbara Stock", "Tom Hanks"]),
+        # where each stands, as news captions say it
+        ("Kevin Bacon, left, and Tom Hanks arrive at the premiere", ["Kevin Bacon", "Tom Hanks"]),
+        ("Tom Hanks (left) and Kevin Bacon", ["Tom Hanks", "Kevin Bacon"]),
+        ("Tom Hanks, far right, with Kevin Bacon", ["Tom Hanks", "Kevin Bacon"]),
+        ("Tom Hanks and Kevin Bacon, right", ["Tom Hanks", "Kevin Bacon"]),
+        # who someone is to the one before, or a word for the lot of them
+        ("Tom Hanks and wife Rita Wilson with Kevin Bacon", ["Tom Hanks", "Rita Wilson", "Kevin Bacon"]),
+        ("Tom Hanks and his co-star Kevin Bacon", ["Tom Hanks", "Kevin Bacon"]),
+        ("Celebrities Tom Hanks and Kevin Bacon", ["Tom Hanks", "Kevin Bacon"]),
+        # a news label, a page's "Photo of", names joined by a slash
+        ("EXCLUSIVE: Tom Hanks and Kevin Bacon spotted in LA", ["Tom Hanks", "Kevin Bacon"]),
+        ("Photo of Kevin Bacon and Tom Hanks", ["Kevin Bacon", "Tom Hanks"]),
+        ("Tom Hanks/Kevin Bacon", ["Tom Hanks", "Kevin Bacon"]),
+        # one word and a number is a film, not a person; a name and a year stays a name
+        ("Apollo 13 premiere: Tom Hanks and Kevin Bacon", ["Tom Hanks", "Kevin Bacon"]),
+        ("Tom Hanks 2019", ["Tom Hanks"]),
+    ],
+)
+def test_names_are_read_from_captions_as_the_web_writes_them(title, names):
+    assert list(names_in_title(title)) == names
+
+
 def test_keys_are_name_keys_without_repeats():
     assert keys_in_title("Zoë Saldaña and ZOE SALDANA with Sam Worthington at a gala") == (
         "zoe saldana",
