@@ -57,6 +57,19 @@ _LABEL = re.compile(
     r"|^(?:photos?|pictures?|images?|portrait)\s+of\s+",
     re.IGNORECASE,
 )
+# Who took or sells the photo, which pages put after the caption: "(Photo by A B/Getty Images)", "(AP
+# Photo/A B)", ". Photo: Getty Images", "Credit: Alamy". The photographer is not in the photo.
+_AGENCIES = r"getty|reuters|afp|ap|shutterstock|alamy|wireimage|filmmagic|rex|pa|epa|corbis"
+_CREDIT = re.compile(
+    rf"\((?:[^()]{{0,80}}?\b(?:photo(?:graph)?s?|credit|{_AGENCIES})\b[^()]{{0,80}}?)\)"
+    r"|(?:^|[.,;|]\s*|\s[-–—]\s*)(?:photo(?:graph)?s?|image|picture|credit)\s*(?:by\b|:)[^:]{0,100}$",
+    re.IGNORECASE,
+)
+# Words a caption's credit or a site leaves that read as a one-word name.
+_NOT_PEOPLE = frozenset(
+    {"Photo", "Photos", "Credit", "Getty", "Reuters", "AFP", "AP", "Alamy", "Shutterstock", "IMDb"}
+    | {"WireImage", "FilmMagic", "Zimbio", "Pinterest", "Instagram", "Wikipedia", "Flickr", "EPA"}
+)
 # Where a person stands, as news captions say it ("Kevin Bacon, left, and Tom Hanks", "Tom Hanks
 # (right)"): a place in the list, not prose that ends it.
 _POSITION = re.compile(
@@ -92,7 +105,7 @@ def names_in_title(title: str) -> tuple[str, ...]:
     """The people a title names, in its order: runs of capitalised words (with name particles) in
     the part that names people, which is the title's start up to its first plain word, and a list
     after a last colon ("The cast of X: A, B and others")."""
-    text = _LABEL.sub("", without_dateline(title), count=1)
+    text = _CREDIT.sub(" ", _LABEL.sub("", without_dateline(title), count=1))
     text = _GUEST_IN_LIST.sub(",", _POSITION.sub(",", _STOCK.sub("", _LEFT_TO_RIGHT.sub(" ", text))))
     head, colon, tail = text.rpartition(":")
     parts = [head, tail] if colon and "(" not in tail else [text]
@@ -133,9 +146,12 @@ def _close(run: list[str], found: list[str]) -> None:
     """End a run of name words: keep it as a name if it reads as one."""
     while run and run[-1] in _PARTICLES:  # a trailing lower-case particle is prose ("… de")
         run.pop()
+    if run and len(run[-1]) > 3 and run[-1].count(".") == 1 and run[-1].endswith("."):
+        # "… and Tom Hanks." ends a sentence; "Jr." and "D.A." are how the name is written
+        run[-1] = run[-1][:-1]
     if run and len(run) <= MAX_NAME_WORDS and (len(run) > 1 or len(run[0].strip("'’")) > 2):
         name = " ".join(run)
-        if name not in found and link_in(name) is None:  # "Evil.ru" is no one (domain/shown_text.py)
+        if name not in found and name not in _NOT_PEOPLE and link_in(name) is None:  # "Evil.ru" is no one
             found.append(name)
     run.clear()
 

@@ -98,6 +98,14 @@ def test_names_are_read_from_the_part_of_a_title_that_names_people(title, names)
         ("EXCLUSIVE: Tom Hanks and Kevin Bacon spotted in LA", ["Tom Hanks", "Kevin Bacon"]),
         ("Photo of Kevin Bacon and Tom Hanks", ["Kevin Bacon", "Tom Hanks"]),
         ("Tom Hanks/Kevin Bacon", ["Tom Hanks", "Kevin Bacon"]),
+        # a credit names who took or sells the photo, not who is in it
+        ("Kevin Bacon and Tom Hanks (Photo by Kevin Winter/Getty Images)", ["Kevin Bacon", "Tom Hanks"]),
+        ("Kevin Bacon and Tom Hanks. (AP Photo/Chris Pizzello)", ["Kevin Bacon", "Tom Hanks"]),
+        ("Kevin Bacon and Tom Hanks. Photo: Getty Images", ["Kevin Bacon", "Tom Hanks"]),
+        ("Kevin Bacon and Tom Hanks, Reuters", ["Kevin Bacon", "Tom Hanks"]),
+        ("Credit: Alamy", []),
+        # a sentence's full stop is not part of a name; an initial's or "Jr."'s is
+        ("Sammy Davis Jr. and Mark L. Taylor", ["Sammy Davis Jr.", "Mark L. Taylor"]),
         # one word and a number is a film, not a person; a name and a year stays a name
         ("Apollo 13 premiere: Tom Hanks and Kevin Bacon", ["Tom Hanks", "Kevin Bacon"]),
         ("Tom Hanks 2019", ["Tom Hanks"]),
