@@ -105,8 +105,9 @@ def names_in_title(title: str) -> tuple[str, ...]:
     """The people a title names, in its order: runs of capitalised words (with name particles) in
     the part that names people, which is the title's start up to its first plain word, and a list
     after a last colon ("The cast of X: A, B and others")."""
-    text = _CREDIT.sub(" ", _LABEL.sub("", without_dateline(title), count=1))
-    text = _GUEST_IN_LIST.sub(",", _POSITION.sub(",", _STOCK.sub("", _LEFT_TO_RIGHT.sub(" ", text))))
+    text = _GUEST_IN_LIST.sub(
+        ",", _POSITION.sub(",", _STOCK.sub("", _LEFT_TO_RIGHT.sub(" ", caption_text(title))))
+    )
     head, colon, tail = text.rpartition(":")
     parts = [head, tail] if colon and "(" not in tail else [text]
     found: list[str] = []
@@ -134,6 +135,12 @@ def names_in_title(title: str) -> tuple[str, ...]:
                 break  # the first plain word ends the names
         _close(run, found)
     return tuple(found[:MAX_NAMES])
+
+
+def caption_text(title: str) -> str:
+    """The caption in a title, without what wire services and sites put round it: a dateline, a
+    news label, "Photo of", a credit."""
+    return _CREDIT.sub(" ", _LABEL.sub("", without_dateline(title), count=1))
 
 
 def without_dateline(title: str) -> str:
@@ -191,7 +198,7 @@ def unnamed_faces(title: str) -> int:
 def event_words(title: str) -> frozenset[str]:
     """The words that tell which event a photo is from: the title without its names and without the
     words every caption uses ("premiere", "red carpet", …)."""
-    text = title
+    text = caption_text(title)
     for name in names_in_title(title):
         text = text.replace(name, " ")
     words = re.findall(r"[^\W_]+", text.casefold())

@@ -208,3 +208,9 @@ def test_a_search_hit_keeps_only_the_start_of_an_endless_title():
     # Then the hit keeps the title's start, which still names who is in it
     assert len(hit.title) == MAX_TITLE_CHARS
     assert names_in_title(hit.title)[:2] == ("Kevin Bacon", "Tom Hanks")
+
+
+def test_a_dateline_and_a_credit_are_not_event_words():
+    plain = "Kevin Bacon and Tom Hanks at the premiere of Apollo 13 (1995)"
+    wire = f"LOS ANGELES, CA - JUNE 22: {plain} (Photo by Dana Whitcombe/Getty Images)"
+    assert event_words(wire) == event_words(plain) == frozenset({"apollo", "13", "1995"})
