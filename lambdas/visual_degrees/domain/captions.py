@@ -61,8 +61,12 @@ _LABEL = re.compile(
 # Photo/A B)", ". Photo: Getty Images", "Credit: Alamy". The photographer is not in the photo.
 _AGENCIES = r"getty|reuters|afp|ap|shutterstock|alamy|wireimage|filmmagic|rex|pa|epa|corbis"
 _CREDIT = re.compile(
+    # "(Photo by A B/Getty Images)", "(AP Photo/A B)", "(Reuters)"
     rf"\((?:[^()]{{0,80}}?\b(?:photo(?:graph)?s?|credit|{_AGENCIES})\b[^()]{{0,80}}?)\)"
-    r"|(?:^|[.,;|]\s*|\s[-–—]\s*)(?:photo(?:graph)?s?|image|picture|credit)\s*(?:by\b|:)[^:]{0,100}$",
+    # the full stop of "… Apollo 13 (1995). (AP Photo/…)", which ends the sentence before the credit
+    rf"|(?<=\))\.(?=\s*\([^()]{{0,80}}?\b(?:photo|{_AGENCIES})\b)"
+    # ". Photo: Getty Images", " - Photo by A B"
+    r"|(?:[.,;|]\s*|\s[-–—]\s*)(?:photo(?:graph)?s?|image|picture|credit)\s*(?:by\b|:)[^:]{0,100}$",
     re.IGNORECASE,
 )
 # Words a caption's credit or a site leaves that read as a one-word name.
@@ -140,7 +144,12 @@ def names_in_title(title: str) -> tuple[str, ...]:
 def caption_text(title: str) -> str:
     """The caption in a title, without what wire services and sites put round it: a dateline, a
     news label, "Photo of", a credit."""
-    return _CREDIT.sub(" ", _LABEL.sub("", without_dateline(title), count=1))
+    return without_credit(_LABEL.sub("", without_dateline(title), count=1))
+
+
+def without_credit(title: str) -> str:
+    """`title` without who took or sells the photo ("(Photo by A B/Getty Images)")."""
+    return _CREDIT.sub(" ", title).strip()
 
 
 def without_dateline(title: str) -> str:
