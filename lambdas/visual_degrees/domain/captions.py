@@ -17,8 +17,8 @@ from visual_degrees.domain.shown_text import link_in
 
 MAX_NAMES = 12  # names read from one title
 MAX_NAME_WORDS = 6
-_TOKEN = re.compile(r"[\w'’.\-]+|[,;&():]", re.UNICODE)
-_SEPARATORS = frozenset({",", ";", "&", "(", ")", ":"})
+_TOKEN = re.compile(r"[\w'’.\-]+|[,;&():/|]", re.UNICODE)
+_SEPARATORS = frozenset({",", ";", "&", "(", ")", ":", "/"})
 _CONNECTORS = frozenset({"and", "with", "und", "et", "y", "e"})
 # Lower-case words that belong inside names ("Ludwig van Beethoven", "Rossy de Palma").
 _PARTICLES = frozenset(
@@ -29,7 +29,14 @@ _PARTICLES = frozenset(
 _ROLES = frozenset(
     {"actor", "actress", "actors", "actresses", "director", "directors", "singer", "producer", "writer"}
     | {"model", "musician", "comedian", "host", "guest", "guests", "presenter", "star", "stars", "cast"}
-    | {"member", "members"}
+    | {"member", "members", "celebrity", "celebrities", "filmmaker", "filmmakers", "co-star", "co-stars"}
+    | {"costar", "costars", "nominee", "nominees", "honoree", "honorees"}
+)
+# Who someone is to the one before, as written in lower case ("Tom Hanks and wife Rita Wilson", "X
+# and his daughter Y"); capitalised, such a word starts a film's title ("Brother Bear").
+_RELATIONS = frozenset(
+    {"his", "her", "their", "wife", "husband", "partner", "girlfriend", "boyfriend", "fiancee", "fiancée"}
+    | {"fiance", "fiancé", "son", "daughter", "mother", "father", "brother", "sister", "friend", "friends"}
 )
 # Capitalised words that never start a name ("The cast of …", "At the premiere …").
 _LEADING = frozenset({"The", "A", "An", "At", "On", "In", "Of", "For", "During", "From", "To", "By"})
@@ -40,6 +47,40 @@ _LEFT_TO_RIGHT = re.compile(
     r"|^\s*(?:from (?:left|right)|left to right)\s*[:,]",
     re.IGNORECASE,
 )
+# What precedes the names in captions as the web writes them, never a person: an agency's dateline
+# ("LOS ANGELES, CA - JUNE 22: Actors …", Getty Images' editorial style), a news site's label
+# ("EXCLUSIVE: …", "WATCH: …"), a page's "Photo of …".
+_MONTH = r"(?:JAN|FEB|MAR|APR|MAY|JUN|JUL|AUG|SEP|OCT|NOV|DEC)[A-Z]*\.?"
+_DATELINE = re.compile(rf"^[A-Z][A-Z .,'’\-]{{0,60}}?\s[-–—]\s+{_MONTH}\s+\d{{1,2}}(?:,\s*\d{{4}})?\s*:\s*")
+_LABEL = re.compile(
+    r"^(?:exclusive|watch|photos?|pictures?|video|breaking|update|gallery|in pictures)\s*:\s*"
+    r"|^(?:photos?|pictures?|images?|portrait)\s+of\s+",
+    re.IGNORECASE,
+)
+# Who took or sells the photo, which pages put after the caption: "(Photo by A B/Getty Images)", "(AP
+# Photo/A B)", ". Photo: Getty Images", "Credit: Alamy". The photographer is not in the photo.
+_AGENCIES = r"getty|reuters|afp|ap|shutterstock|alamy|wireimage|filmmagic|rex|pa|epa|corbis"
+_CREDIT = re.compile(
+    # "(Photo by A B/Getty Images)", "(AP Photo/A B)", "(Reuters)"
+    rf"\((?:[^()]{{0,80}}?\b(?:photo(?:graph)?s?|credit|{_AGENCIES})\b[^()]{{0,80}}?)\)"
+    # the full stop of "… Apollo 13 (1995). (AP Photo/…)", which ends the sentence before the credit
+    rf"|(?<=\))\.(?=\s*\([^()]{{0,80}}?\b(?:photo|{_AGENCIES})\b)"
+    # ". Photo: Getty Images", " - Photo by A B"
+    r"|(?:[.,;|]\s*|\s[-–—]\s*)(?:photo(?:graph)?s?|image|picture|credit)\s*(?:by\b|:)[^:]{0,100}$",
+    re.IGNORECASE,
+)
+# Words a caption's credit or a site leaves that read as a one-word name.
+_NOT_PEOPLE = frozenset(
+    {"Photo", "Photos", "Credit", "Getty", "Reuters", "AFP", "AP", "Alamy", "Shutterstock", "IMDb"}
+    | {"WireImage", "FilmMagic", "Zimbio", "Pinterest", "Instagram", "Wikipedia", "Flickr", "EPA"}
+)
+# Where a person stands, as news captions say it ("Kevin Bacon, left, and Tom Hanks", "Tom Hanks
+# (right)"): a place in the list, not prose that ends it.
+_POSITION = re.compile(
+    r"[,(]\s*(?:far |second from |third from )?(?:left|right|center|centre)\s*(?:[,)]|$)", re.IGNORECASE
+)
+# "… Stock Photos and Pictures": a page's words, not the last name's.
+_STOCK = re.compile(r"\bStock (?=(?:Photos?|Pictures|Images|Footage)\b)")
 # An unnamed person in a list of names ("X, a guest and Y attend …"): a place in the list, not prose.
 _GUEST_IN_LIST = re.compile(r"\b(?:an? )?guests?\b", re.IGNORECASE)
 # Words a page title puts after a name ("Kevin Bacon Photos"): never part of the name.
@@ -68,7 +109,9 @@ def names_in_title(title: str) -> tuple[str, ...]:
     """The people a title names, in its order: runs of capitalised words (with name particles) in
     the part that names people, which is the title's start up to its first plain word, and a list
     after a last colon ("The cast of X: A, B and others")."""
-    text = _GUEST_IN_LIST.sub(",", _LEFT_TO_RIGHT.sub(" ", title))
+    text = _GUEST_IN_LIST.sub(
+        ",", _POSITION.sub(",", _STOCK.sub("", _LEFT_TO_RIGHT.sub(" ", caption_text(title))))
+    )
     head, colon, tail = text.rpartition(":")
     parts = [head, tail] if colon and "(" not in tail else [text]
     found: list[str] = []
@@ -81,10 +124,13 @@ def names_in_title(title: str) -> tuple[str, ...]:
             low = token.lower()
             if token in _SEPARATORS or low in _CONNECTORS:
                 _close(run, found)
-            elif low in _ROLES and not run:
-                continue  # "Actor Tom Hanks", "The cast of …"
-            elif token in _PAGE_WORDS and run:
-                break  # "Kevin Bacon Photos": a page about him, the name ends there
+            elif (low in _ROLES or token in _RELATIONS) and not run:
+                continue  # "Actor Tom Hanks", "The cast of …", "… and wife Rita Wilson"
+            elif (token in _PAGE_WORDS and run) or token == "|":
+                break  # "Kevin Bacon Photos", "… | Getty Images": a page's words, the names end there
+            elif len(run) == 1 and token.strip("'’.").isdigit():
+                run.clear()  # "Apollo 13 premiere: …": one word and a number is a title, not a person
+                break
             elif (_capitalised(token) and (run or token not in _LEADING)) or (run and low in _PARTICLES):
                 run.append(token)
             elif not run and token in _LEADING:
@@ -95,13 +141,33 @@ def names_in_title(title: str) -> tuple[str, ...]:
     return tuple(found[:MAX_NAMES])
 
 
+def caption_text(title: str) -> str:
+    """The caption in a title, without what wire services and sites put round it: a dateline, a
+    news label, "Photo of", a credit."""
+    return without_credit(_LABEL.sub("", without_dateline(title), count=1))
+
+
+def without_credit(title: str) -> str:
+    """`title` without who took or sells the photo ("(Photo by A B/Getty Images)")."""
+    return _CREDIT.sub(" ", title).strip()
+
+
+def without_dateline(title: str) -> str:
+    """`title` without an agency's dateline ("LOS ANGELES, CA - JUNE 22: "), whose place and date
+    name no one and no event."""
+    return _DATELINE.sub("", title, count=1)
+
+
 def _close(run: list[str], found: list[str]) -> None:
     """End a run of name words: keep it as a name if it reads as one."""
     while run and run[-1] in _PARTICLES:  # a trailing lower-case particle is prose ("… de")
         run.pop()
+    if run and len(run[-1]) > 3 and run[-1].count(".") == 1 and run[-1].endswith("."):
+        # "… and Tom Hanks." ends a sentence; "Jr." and "D.A." are how the name is written
+        run[-1] = run[-1][:-1]
     if run and len(run) <= MAX_NAME_WORDS and (len(run) > 1 or len(run[0].strip("'’")) > 2):
         name = " ".join(run)
-        if name not in found and link_in(name) is None:  # "Evil.ru" is no one (domain/shown_text.py)
+        if name not in found and name not in _NOT_PEOPLE and link_in(name) is None:  # "Evil.ru" is no one
             found.append(name)
     run.clear()
 
@@ -141,7 +207,7 @@ def unnamed_faces(title: str) -> int:
 def event_words(title: str) -> frozenset[str]:
     """The words that tell which event a photo is from: the title without its names and without the
     words every caption uses ("premiere", "red carpet", …)."""
-    text = title
+    text = caption_text(title)
     for name in names_in_title(title):
         text = text.replace(name, " ")
     words = re.findall(r"[^\W_]+", text.casefold())

@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from visual_degrees.domain.captions import without_credit, without_dateline
 from visual_degrees.domain.shown_text import normalised, shown_text
 
 MAX_EVENT_CHARS = 120  # an event longer than this is cut at a word, with "..."
@@ -71,7 +72,7 @@ _OCCASION = re.compile(
 @lru_cache(maxsize=65_536)
 def photo_event(title: str) -> str | None:
     """The event `title` names, as shown beside a link; None when it names none we can show."""
-    text = " ".join(normalised(title[:_READ_CHARS]).split())
+    text = " ".join(without_credit(without_dateline(normalised(title[:_READ_CHARS]))).split())
     if not text:
         return None
     found = _event_in(text)

@@ -68,6 +68,53 @@ def test_names_are_read_from_the_part_of_a_title_that_names_people(title, names)
     assert list(names_in_title(title)) == names
 
 
+@pytest.mark.parametrize(
+    ("title", "names"),
+    [
+        # an agency's dateline names a place and a date, not a person (Getty Images' style)
+        (
+            "LOS ANGELES, CA - JUNE 22: Actors Kevin Bacon and Tom Hanks attend the premiere of Apollo 13",
+            ["Kevin Bacon", "Tom Hanks"],
+        ),
+        (
+            "HOLLYWOOD - MARCH 3: Kevin Bacon and Tom Hanks arrive at the Academy Awards",
+            ["Kevin Bacon", "Tom Hanks"],
+        ),
+        ("NEW YORK, NY - MAY 01, 2011: Kevin Bacon attends the Met Gala", ["Kevin Bacon"]),
+        # a site's name after a bar, a stock site's words after the names
+        ("Kevin Bacon and Tom Hanks | Getty Images", ["Kevin Bacon", "Tom Hanks"]),
+        ("Kevin Bacon and Tom Hanks Stock Photos and Pictures", ["Kevin Bacon", "Tom Hanks"]),
+        ("Barbara Stock and Tom Hanks at a gala", ["Barbara Stock", "Tom Hanks"]),
+        # where each stands, as news captions say it
+        ("Kevin Bacon, left, and Tom Hanks arrive at the premiere", ["Kevin Bacon", "Tom Hanks"]),
+        ("Tom Hanks (left) and Kevin Bacon", ["Tom Hanks", "Kevin Bacon"]),
+        ("Tom Hanks, far right, with Kevin Bacon", ["Tom Hanks", "Kevin Bacon"]),
+        ("Tom Hanks and Kevin Bacon, right", ["Tom Hanks", "Kevin Bacon"]),
+        # who someone is to the one before, or a word for the lot of them
+        ("Tom Hanks and wife Rita Wilson with Kevin Bacon", ["Tom Hanks", "Rita Wilson", "Kevin Bacon"]),
+        ("Tom Hanks and his co-star Kevin Bacon", ["Tom Hanks", "Kevin Bacon"]),
+        ("Celebrities Tom Hanks and Kevin Bacon", ["Tom Hanks", "Kevin Bacon"]),
+        # a news label, a page's "Photo of", names joined by a slash
+        ("EXCLUSIVE: Tom Hanks and Kevin Bacon spotted in LA", ["Tom Hanks", "Kevin Bacon"]),
+        ("Photo of Kevin Bacon and Tom Hanks", ["Kevin Bacon", "Tom Hanks"]),
+        ("Tom Hanks/Kevin Bacon", ["Tom Hanks", "Kevin Bacon"]),
+        # a credit names who took or sells the photo, not who is in it
+        ("Kevin Bacon and Tom Hanks (Photo by Kevin Winter/Getty Images)", ["Kevin Bacon", "Tom Hanks"]),
+        ("Kevin Bacon and Tom Hanks. (AP Photo/Chris Pizzello)", ["Kevin Bacon", "Tom Hanks"]),
+        ("Kevin Bacon and Tom Hanks. Photo: Getty Images", ["Kevin Bacon", "Tom Hanks"]),
+        ("Kevin Bacon and Tom Hanks, Reuters", ["Kevin Bacon", "Tom Hanks"]),
+        ("Credit: Alamy", []),
+        # a sentence's full stop is not part of a name; an initial's or "Jr."'s is
+        ("Sammy Davis Jr. and Mark L. Taylor", ["Sammy Davis Jr.", "Mark L. Taylor"]),
+        # one word and a number is a film, not a person; a name and a year stays a name
+        ("Apollo 13 premiere: Tom Hanks and Kevin Bacon", ["Tom Hanks", "Kevin Bacon"]),
+        ("Tom Hanks 2019", ["Tom Hanks"]),
+    ],
+)
+def test_names_are_read_from_captions_as_the_web_writes_them(title, names):
+    assert list(names_in_title(title)) == names
+
+
 def test_keys_are_name_keys_without_repeats():
     assert keys_in_title("Zoë Saldaña and ZOE SALDANA with Sam Worthington at a gala") == (
         "zoe saldana",
@@ -161,3 +208,9 @@ def test_a_search_hit_keeps_only_the_start_of_an_endless_title():
     # Then the hit keeps the title's start, which still names who is in it
     assert len(hit.title) == MAX_TITLE_CHARS
     assert names_in_title(hit.title)[:2] == ("Kevin Bacon", "Tom Hanks")
+
+
+def test_a_dateline_and_a_credit_are_not_event_words():
+    plain = "Kevin Bacon and Tom Hanks at the premiere of Apollo 13 (1995)"
+    wire = f"LOS ANGELES, CA - JUNE 22: {plain} (Photo by Dana Whitcombe/Getty Images)"
+    assert event_words(wire) == event_words(plain) == frozenset({"apollo", "13", "1995"})

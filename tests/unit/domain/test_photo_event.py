@@ -65,6 +65,21 @@ from visual_degrees.domain.shown_text import shown_text
         ("At the premiere of Balto (1995): A Bee, C Dee and others", "the premiere of Balto (1995)"),
         ("On the set of Jaws (1975): Roy Scheider and Robert Shaw", "the set of Jaws (1975)"),
         ("Kevin Bacon at Sundance 2019", "Sundance 2019"),
+        # an agency's dateline first (Getty Images' style): its place and date are not the event
+        (
+            "HOLLYWOOD, CA - MARCH 27: Actors Kevin Bacon and Tom Hanks arrive at the 67th Academy Awards",
+            "the 67th Academy Awards",
+        ),
+        # ... and its credit, which names the photographer
+        (
+            "LOS ANGELES, CA - JUNE 22: Kevin Bacon, left, and Tom Hanks attend the premiere of Apollo 13 "
+            "(1995) (Photo by Dana Whitcombe/Getty Images)",
+            "the premiere of Apollo 13 (1995)",
+        ),
+        (
+            "Kevin Bacon at the premiere of Apollo 13 (1995). (AP Photo/Chris Pizzello)",
+            "the premiere of Apollo 13 (1995)",
+        ),
         # film stills
         ("Kevin Bacon and Tom Hanks in Apollo 13 (1995)", "Apollo 13 (1995)"),
         ("Still from Jaws (1975)", "a still from Jaws (1975)"),

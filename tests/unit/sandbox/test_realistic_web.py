@@ -220,3 +220,23 @@ def test_the_diagnostic_without_the_left_to_right_marker_changes_only_those_word
         assert plain.page_title(page) == web.page_title(page).replace("(L-R) ", "")
         assert page_names(plain, page) == page_names(web, page)
     assert any(web.page_title(p).startswith("(L-R) ") for p in range(web.photo_count))
+
+
+def test_the_wire_caption_variant_changes_only_how_agency_captions_are_written(default_world, web):
+    from visual_degrees.domain.captions import keys_in_title
+    from visual_degrees_tools.bench.web_variants import variant_web
+    from visual_degrees_tools.sandbox.pages import Site
+
+    wire = variant_web(default_world, "wire-captions")
+    assert wire.identity != web.identity
+    assert wire.page_count == web.page_count
+    agency = [p for p in range(wire.page_count) if wire.pages.site[p] == Site.AGENCY]
+    for page in agency[::5]:
+        # The same photo, the same people named to search by, under a dateline and over a credit
+        assert wire.page_photo(page) == web.page_photo(page)
+        assert page_names(wire, page) == page_names(web, page)
+        title = wire.page_title(page)
+        assert title.endswith("/Getty Images)") and " - " in title.split(":")[0]
+        # And a run reads the same people from it as from the plain caption, however it is written
+        assert keys_in_title(title) == keys_in_title(web.page_title(page))
+    assert any(", left, and " in wire.page_title(p) for p in agency)

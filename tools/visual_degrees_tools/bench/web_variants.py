@@ -71,6 +71,11 @@ VARIANTS: dict[str, Variant] = {
         "crowds, lookalikes three times as often",
         noise=_NOISIER,
     ),
+    "wire-captions": Variant(
+        "captions as wire services write them: a dateline first, the credit last, "
+        '"X, left, and Y" for two people named (the same photos, names and pages)',
+        pages=replace(DEFAULT_PAGES, wire=True),
+    ),
     "harsh": Variant(
         "fewer-names, more-portraits and noisier-faces together",
         pages=_FEWER_NAMES,

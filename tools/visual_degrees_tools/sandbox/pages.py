@@ -78,6 +78,9 @@ class PageParameters:
     # What agencies write before a left-to-right list of names. Only a diagnostic changes it (see
     # scripts/bench_webs.py --no-lr-marker): what a strategy loses by misreading it.
     left_to_right: str = "(L-R) "
+    # Captions as wire services write them (a benchmark variant only, bench/web_variants.py): the
+    # agency's dateline first, where each of two stands ("X, left, and Y"), the credit last.
+    wire: bool = False
 
 
 DEFAULT_PAGES = PageParameters()
@@ -125,6 +128,7 @@ class PageTable:
     keywords: bytearray  # per page: the query keywords its text contains
     has_event: bytearray  # per page: 1 if its text names the photo's event
     left_to_right: str  # what captions write before a left-to-right list of names
+    wire: bool  # captions in wire style (PageParameters.wire)
 
     @property
     def count(self) -> int:
@@ -255,6 +259,7 @@ def generate_pages(web: PhotoWeb, params: PageParameters) -> PageTable:
         keywords=keywords,
         has_event=has_event,
         left_to_right=params.left_to_right,
+        wire=params.wire,
     )
 
 
@@ -383,6 +388,26 @@ def page_text(web: PhotoWeb, page: int) -> str:
 def agency_caption(web: PhotoWeb, photo: int, *, first_only: bool = False) -> str:
     """The agency's caption of a photo, in its style; `first_only`: as a page that kept only its
     first name copied it."""
+    text = _agency_text(web, photo, first_only=first_only)
+    assert web.pages is not None
+    return _wire(web, photo, text) if web.pages.wire else text
+
+
+# A wire caption's dateline and credit (Getty Images' editorial style: "LOS ANGELES, CA - JUNE 22:
+# … (Photo by A B/Getty Images)"), the same for every photo of one event, the photographer by photo.
+# The photographers are made up; their names may be anyone's, as a real credit's may.
+_CITIES = ("LOS ANGELES, CA", "NEW YORK, NY", "HOLLYWOOD, CA", "LONDON, ENGLAND", "CANNES, FRANCE")
+_MONTHS = ("JANUARY", "FEBRUARY", "MARCH", "APRIL", "MAY", "JUNE", "JULY", "AUGUST", "SEPTEMBER")
+_PHOTOGRAPHERS = ("Dana Whitcombe", "Marco Ellery", "Priya Sandoval", "Jonah Kettering", "Ruth Aldana")
+
+
+def _wire(web: PhotoWeb, photo: int, text: str) -> str:
+    event = web.event_of(photo)
+    dateline = f"{_CITIES[event % len(_CITIES)]} - {_MONTHS[event % len(_MONTHS)]} {1 + event % 28:02d}"
+    return f"{dateline}: {text} (Photo by {_PHOTOGRAPHERS[photo % len(_PHOTOGRAPHERS)]}/Getty Images)"
+
+
+def _agency_text(web: PhotoWeb, photo: int, *, first_only: bool) -> str:
     table = web.pages
     assert table is not None
     world = web.world
@@ -413,6 +438,8 @@ def agency_caption(web: PhotoWeb, photo: int, *, first_only: bool = False) -> st
             return f"{first} poses with guests {phrase}"
         return f"{first} and guests {_verb_phrase(verb, phrase, plural=True)}"
     names = _names_in_order(world, who, named, with_roles=style is Style.LEFT_TO_RIGHT or verb % 2 == 1)
+    if table.wire and style is Style.ALL and len(who) == 2 and len(named) == 2:
+        names = f"{world.name(who[0])}, left, and {world.name(who[1])}"  # AP: where each stands
     lead = table.left_to_right if style is Style.LEFT_TO_RIGHT else ""
     return f"{lead}{names} {_verb_phrase(verb, phrase, plural=True)}"
 
