@@ -44,7 +44,7 @@ _LEADING = frozenset({"The", "A", "An", "At", "On", "In", "Of", "For", "During",
 # "Left to right:". A marker, not a person.
 _LEFT_TO_RIGHT = re.compile(
     r"\(\s*(?:l\s*(?:-|to)\s*r|r\s*(?:-|to)\s*l|from (?:left|right)|left to right)\s*\.?\s*\)"
-    r"|^\s*(?:from (?:left|right)|left to right)\s*[:,]",
+    r"|^\s*(?:from (?:left|right)|left to right|l\s*(?:-|to)\s*r)\s*[:,]",
     re.IGNORECASE,
 )
 # What precedes the names in captions as the web writes them, never a person: an agency's dateline
@@ -53,7 +53,7 @@ _LEFT_TO_RIGHT = re.compile(
 _MONTH = r"(?:JAN|FEB|MAR|APR|MAY|JUN|JUL|AUG|SEP|OCT|NOV|DEC)[A-Z]*\.?"
 _DATELINE = re.compile(rf"^[A-Z][A-Z .,'’\-]{{0,60}}?\s[-–—]\s+{_MONTH}\s+\d{{1,2}}(?:,\s*\d{{4}})?\s*:\s*")
 _LABEL = re.compile(
-    r"^(?:exclusive|watch|photos?|pictures?|video|breaking|update|gallery|in pictures)\s*:\s*"
+    r"^(?:exclusive|watch|photos?|pictures?|video|breaking|update|gallery|in pictures|file)\s*:\s*"
     r"|^(?:photos?|pictures?|images?|portrait)\s+of\s+",
     re.IGNORECASE,
 )
@@ -84,7 +84,10 @@ _STOCK = re.compile(r"\bStock (?=(?:Photos?|Pictures|Images|Footage)\b)")
 # An unnamed person in a list of names ("X, a guest and Y attend …"): a place in the list, not prose.
 _GUEST_IN_LIST = re.compile(r"\b(?:an? )?guests?\b", re.IGNORECASE)
 # Words a page title puts after a name ("Kevin Bacon Photos"): never part of the name.
-_PAGE_WORDS = frozenset({"Photos", "Pictures", "Images", "Gallery", "News", "Videos", "Photo"})
+_PAGE_WORDS = frozenset({"Photos", "Pictures", "Images", "Gallery", "News", "Videos", "Photo", "Editorial"})
+# A file's name as its title (Wikimedia Commons: "File:Tom_Hanks_and_Kevin_Bacon_1995.jpg"): its
+# extension is no word of the caption, its underscores are spaces.
+_FILE_EXTENSION = re.compile(r"\.(?:jpe?g|png|gif|webp|tiff?|svg)$", re.IGNORECASE)
 # Words saying the photo shows a crowd: more faces nobody names than "a guest" or "guests" promise.
 _CROWD_WORDS = "others|crowd|cast and crew|and the cast"
 _CROWD = re.compile(rf"\b({_CROWD_WORDS})\b", re.IGNORECASE)
@@ -144,7 +147,8 @@ def names_in_title(title: str) -> tuple[str, ...]:
 def caption_text(title: str) -> str:
     """The caption in a title, without what wire services and sites put round it: a dateline, a
     news label, "Photo of", a credit."""
-    return without_credit(_LABEL.sub("", without_dateline(title), count=1))
+    text = _FILE_EXTENSION.sub("", title).replace("_", " ") if _FILE_EXTENSION.search(title) else title
+    return without_credit(_LABEL.sub("", without_dateline(text), count=1))
 
 
 def without_credit(title: str) -> str:

@@ -98,6 +98,13 @@ def test_names_are_read_from_the_part_of_a_title_that_names_people(title, names)
         ("EXCLUSIVE: Tom Hanks and Kevin Bacon spotted in LA", ["Tom Hanks", "Kevin Bacon"]),
         ("Photo of Kevin Bacon and Tom Hanks", ["Kevin Bacon", "Tom Hanks"]),
         ("Tom Hanks/Kevin Bacon", ["Tom Hanks", "Kevin Bacon"]),
+        # a file's name as its title (Wikimedia Commons), "L-R:" without parentheses, a stock site's words
+        ("File:Tom_Hanks_and_Kevin_Bacon_1995.jpg", ["Tom Hanks", "Kevin Bacon"]),
+        ("L-R: Tom Hanks, Kevin Bacon", ["Tom Hanks", "Kevin Bacon"]),
+        (
+            "Tom Hanks, Kevin Bacon Editorial Stock Photo - Stock Image | Shutterstock",
+            ["Tom Hanks", "Kevin Bacon"],
+        ),
         # a credit names who took or sells the photo, not who is in it
         ("Kevin Bacon and Tom Hanks (Photo by Kevin Winter/Getty Images)", ["Kevin Bacon", "Tom Hanks"]),
         ("Kevin Bacon and Tom Hanks. (AP Photo/Chris Pizzello)", ["Kevin Bacon", "Tom Hanks"]),
