@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
+from dataclasses import replace
 
 import pytest
 
@@ -220,6 +221,14 @@ def test_the_diagnostic_without_the_left_to_right_marker_changes_only_those_word
         assert plain.page_title(page) == web.page_title(page).replace("(L-R) ", "")
         assert page_names(plain, page) == page_names(web, page)
     assert any(web.page_title(p).startswith("(L-R) ") for p in range(web.photo_count))
+
+
+def test_a_new_page_parameter_left_at_its_default_keeps_the_webs_identity(default_world, web):
+    # A deployment's evidence graph and caches are scoped by the web's identity: the realistic web
+    # keeps the one it had before `PageParameters.wire` existed, and the wire variant has its own
+    assert web.identity == "sandbox-cec5635c0696b150"
+    assert "wire" not in DEFAULT_PAGES.fingerprint()
+    assert "wire=True" in replace(DEFAULT_PAGES, wire=True).fingerprint()
 
 
 def test_the_wire_caption_variant_changes_only_how_agency_captions_are_written(default_world, web):

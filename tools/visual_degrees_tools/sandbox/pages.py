@@ -82,6 +82,12 @@ class PageParameters:
     # agency's dateline first, where each of two stands ("X, left, and Y"), the credit last.
     wire: bool = False
 
+    def fingerprint(self) -> str:
+        """What a web's identity reads of these parameters: their repr, without `wire` while it is
+        off, so that the webs there were before it keep their identity, and with it every evidence
+        graph and cache a deployment built on them."""
+        return repr(self) if self.wire else repr(self).replace(", wire=False)", ")")
+
 
 DEFAULT_PAGES = PageParameters()
 

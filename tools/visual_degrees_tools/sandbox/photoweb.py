@@ -109,7 +109,7 @@ class PhotoWeb:
         another (another world, seed or photo model has other photos behind the same URLs)."""
         parts: tuple[object, ...] = (self.world.fingerprint, self.seed, repr(self.params), repr(self.noise))
         if self.page_model is not None:
-            parts += (repr(self.page_model),)
+            parts += (self.page_model.fingerprint(),)
         return "sandbox-" + format(stable_hash("web", *parts), "016x")
 
     @property
