@@ -1,7 +1,8 @@
 """Whole runs of the default strategy on the realistic photo web (issue 19): agencies' "(L-R)" is
 never taken for a person, the same image behind several URLs is recognised once per run, every
 path it reports holds photo by photo against the web's ground truth, and a chain of the planner's
-is searched for in one query."""
+is searched for in one query; captions written as wire services write them are read as the plain
+ones."""
 
 from __future__ import annotations
 
@@ -9,10 +10,13 @@ from collections import Counter
 from dataclasses import replace
 
 from visual_degrees.domain.models import Face, FetchedImage, RunOptions
+from visual_degrees.domain.photo_event import photo_event
+from visual_degrees_tools.adapters.sqlite_memory import SqliteMemory
 from visual_degrees_tools.bench import Bench, BenchConfig, Truth
 from visual_degrees_tools.bench.pairs import pair_of, sample_pairs
+from visual_degrees_tools.bench.web_variants import variant_web
 from visual_degrees_tools.local.environments import SandboxEnvironment, sandbox_environment
-from visual_degrees_tools.local.runner import RunEnvironment
+from visual_degrees_tools.local.runner import LocalRunner, RunEnvironment
 
 ENVIRONMENT = sandbox_environment(None, web="realistic")
 PAIRS = sample_pairs(ENVIRONMENT.web, 12, 19, "known")
@@ -58,3 +62,40 @@ def test_a_chain_of_two_hunches_costs_one_search_after_the_pairs_own():
     # Then "A B", the planner, and one query for both pairs of its chain ("A H B") found a true path
     assert record.outcome == "path" and record.true_path and record.hops == 2
     assert (record.searches, record.llm_calls) == (2, 1)
+
+
+class Events:
+    def __init__(self) -> None:
+        self.seen: list = []
+
+    def deliver(self, event) -> None:
+        self.seen.append(event)
+
+
+def test_captions_with_a_dateline_and_a_credit_are_read_as_the_plain_ones():
+    # Given the same web with every agency caption written as a wire service writes it ("LOS
+    # ANGELES, CA - JUNE 22: X, left, and Y attend … (Photo by A B/Getty Images)")
+    wire = variant_web(ENVIRONMENT.web.world, "wire-captions")
+    famous = sample_pairs(ENVIRONMENT.web, 12, 19, "famous")
+    # When the default strategy runs the same famous pairs on both webs
+    plain_figures = Bench(SandboxEnvironment(ENVIRONMENT.web), Truth(ENVIRONMENT.web)).run(
+        famous, BenchConfig()
+    )
+    wire_figures = Bench(SandboxEnvironment(wire), Truth(wire)).run(famous, BenchConfig())
+    # Then it solves as many on the wire web, with no false path
+    assert wire_figures.figures["solved"] == plain_figures.figures["solved"] > 0
+    assert wire_figures.figures["false_paths"] == 0
+    # And the README's pair costs what it does on the plain web, each link explained by its event
+    # without the dateline or the credit
+    events = Events()
+    result = LocalRunner(SqliteMemory(":memory:"), SandboxEnvironment(wire)).run(
+        "Vesna Hawthorne", "Niall Halloran", RunOptions(), sink=events
+    )
+    assert result.outcome == "path"
+    final = events.seen[-1].data
+    assert len(final["edges"]) == 2
+    for link in final["edges"]:
+        evidence = link["evidence"]
+        assert "Getty Images)" in evidence["title"]
+        plain_title = ENVIRONMENT.web.page_title(ENVIRONMENT.web.page_from_url(evidence["imageUrl"]))
+        assert evidence["event"] == photo_event(plain_title) and evidence["event"]
