@@ -71,7 +71,7 @@ _CREDIT = re.compile(
 )
 # Words a caption's credit or a site leaves that read as a one-word name.
 _NOT_PEOPLE = frozenset(
-    {"Photo", "Photos", "Credit", "Getty", "Reuters", "AFP", "AP", "Alamy", "Shutterstock", "IMDb"}
+    {"Photo", "Photos", "Credit", "Getty", "Reuters", "AFP", "AP", "Alamy", "Shutterstock", "IMDb", "Guest"}
     | {"WireImage", "FilmMagic", "Zimbio", "Pinterest", "Instagram", "Wikipedia", "Flickr", "EPA"}
 )
 # Where a person stands, as news captions say it ("Kevin Bacon, left, and Tom Hanks", "Tom Hanks
@@ -82,7 +82,8 @@ _POSITION = re.compile(
 # "… Stock Photos and Pictures": a page's words, not the last name's.
 _STOCK = re.compile(r"\bStock (?=(?:Photos?|Pictures|Images|Footage)\b)")
 # An unnamed person in a list of names ("X, a guest and Y attend …"): a place in the list, not prose.
-_GUEST_IN_LIST = re.compile(r"\b(?:an? )?guests?\b", re.IGNORECASE)
+# In lower case only: capitalised after a name, Guest is a surname ("Christopher Guest").
+_GUEST_IN_LIST = re.compile(r"\b(?:[Aa]n? )?guests?\b")
 # Words a page title puts after a name ("Kevin Bacon Photos"): never part of the name.
 _PAGE_WORDS = frozenset({"Photos", "Pictures", "Images", "Gallery", "News", "Videos", "Photo", "Editorial"})
 # A file's name as its title (Wikimedia Commons: "File:Tom_Hanks_and_Kevin_Bacon_1995.jpg"): its

@@ -105,6 +105,10 @@ def test_names_are_read_from_the_part_of_a_title_that_names_people(title, names)
             "Tom Hanks, Kevin Bacon Editorial Stock Photo - Stock Image | Shutterstock",
             ["Tom Hanks", "Kevin Bacon"],
         ),
+        # "a guest" is nobody; Guest after a name is a surname
+        ("Christopher Guest and Jamie Lee Curtis attend a gala", ["Christopher Guest", "Jamie Lee Curtis"]),
+        ("(L-R) Actor Lance Guest, a guest and actor Dan Jones attend a gala", ["Lance Guest", "Dan Jones"]),
+        ("Tom Hanks, A Guest and Kevin Bacon", ["Tom Hanks", "Kevin Bacon"]),
         # a credit names who took or sells the photo, not who is in it
         ("Kevin Bacon and Tom Hanks (Photo by Kevin Winter/Getty Images)", ["Kevin Bacon", "Tom Hanks"]),
         ("Kevin Bacon and Tom Hanks. (AP Photo/Chris Pizzello)", ["Kevin Bacon", "Tom Hanks"]),
