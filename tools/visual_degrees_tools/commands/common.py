@@ -14,7 +14,7 @@ from typing import Any
 import annotated_types
 from pydantic import BaseModel, ValidationError
 
-from visual_degrees.domain.errors import InvalidInput
+from visual_degrees.domain.errors import InvalidInput, RunNotFound
 from visual_degrees.domain.models import Budgets, RunOptions
 from visual_degrees.domain.outcomes import BY_OUTCOME
 from visual_degrees.domain.requests import require_startable
@@ -24,6 +24,20 @@ from visual_degrees_tools.sandbox_options import DEFAULT_WEB, WEB_NAMES
 # 1 error); these are the command's own.
 EXIT_FAILED = BY_OUTCOME["error"].exit_code
 EXIT_BAD_INPUT = 2
+
+
+def memory_file(state_dir: Path) -> Path:
+    """The SQLite file of the local runs' memory in `state_dir` (run, serve, show, trace, hunches)."""
+    return state_dir / "memory.sqlite3"
+
+
+def past_runs(state_dir: Path) -> Path:
+    """The memory file of past local runs, for the commands that read them; RunNotFound (a clear
+    error, not an empty database made on the spot) when no run was made here yet."""
+    path = memory_file(state_dir)
+    if not path.exists():
+        raise RunNotFound(f"no local runs yet (looked in {state_dir})")
+    return path
 
 
 def default_state_dir() -> Path:

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from visual_degrees.domain.errors import RunNotFound
+from visual_degrees_tools.commands.common import past_runs
 from visual_degrees_tools.text_table import aligned
 
 if TYPE_CHECKING:
@@ -39,9 +40,7 @@ def main(args: argparse.Namespace, state_dir: Path) -> int:
     from visual_degrees_tools.local.executions import ExecutionStore
     from visual_degrees_tools.local.hunch_record import planner_hunches, tally
 
-    path = state_dir / "memory.sqlite3"
-    if not path.exists():
-        raise RunNotFound(f"no local runs yet (looked in {state_dir})")
+    path = past_runs(state_dir)
     runs: list[dict[str, Any]] = []
     with SqliteMemory(path) as memory:
         store = ExecutionStore(memory)

@@ -17,7 +17,9 @@ from visual_degrees_tools.commands.common import (
     again_command,
     budget_options,
     finite,
+    memory_file,
     parse_run_options,
+    past_runs,
     start_options,
     whole,
 )
@@ -137,7 +139,7 @@ def _start(args: argparse.Namespace, state_dir: Path) -> int:
         unknown_names.require_known(sandbox, names, args.world)
         environment = sandbox
         recorded.update(sandbox.recorded)  # what `run --continue` needs to make its photo web again
-    memory = SqliteMemory(state_dir / "memory.sqlite3")
+    memory = SqliteMemory(memory_file(state_dir))
     sink = ConsoleSink(as_json=args.json)
     try:
         runner = LocalRunner(memory, environment)
@@ -150,7 +152,6 @@ def _start(args: argparse.Namespace, state_dir: Path) -> int:
 
 
 def _continue(args: argparse.Namespace, state_dir: Path) -> int:
-    from visual_degrees.domain.errors import RunNotFound
     from visual_degrees_tools.adapters.sqlite_memory import SqliteMemory
     from visual_degrees_tools.local.console import ConsoleSink
     from visual_degrees_tools.local.executions import ExecutionStore
@@ -165,9 +166,7 @@ def _continue(args: argparse.Namespace, state_dir: Path) -> int:
             f"{', '.join(fixed)} cannot change when continuing a run: it goes on with its own options"
         )
     parse_run_options(args)  # the budgets given, checked in the command line's words
-    path = state_dir / "memory.sqlite3"
-    if not path.exists():
-        raise RunNotFound(f"no local runs yet (looked in {state_dir})")
+    path = past_runs(state_dir)
     memory = SqliteMemory(path)
     sink = ConsoleSink(as_json=args.json)
     try:

@@ -12,7 +12,7 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from visual_degrees_tools.commands.common import add_world_options, count, number, seconds
+from visual_degrees_tools.commands.common import add_world_options, count, memory_file, number, seconds
 
 if TYPE_CHECKING:
     from visual_degrees.domain.ceilings import RunCeilings
@@ -160,7 +160,7 @@ def main(args: argparse.Namespace, state_dir: Path) -> int:
         allowed_hosts=tuple(args.allowed_host),
         **({"outbox_bytes": args.max_unsent_bytes} if args.max_unsent_bytes is not None else {}),
     )
-    memory = SqliteMemory(state_dir / "memory.sqlite3")
+    memory = SqliteMemory(memory_file(state_dir))
 
     def ready(address: Address) -> None:
         print(f"Visual Degrees: open {address.http_url}  (WebSocket {address.ws_url})", flush=True)

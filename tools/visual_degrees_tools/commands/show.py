@@ -17,7 +17,7 @@ from typing import Any
 
 from visual_degrees.domain.errors import InvalidInput, RunNotFound
 from visual_degrees.domain.wording import plural
-from visual_degrees_tools.commands.common import again_command
+from visual_degrees_tools.commands.common import again_command, past_runs
 
 NAME = "show"
 HELP = "print a past local run's answer again (its chain and photos, or how it ended)"
@@ -38,9 +38,7 @@ def main(args: argparse.Namespace, state_dir: Path) -> int:
     from visual_degrees_tools.local.runner import latest_ending
 
     run_id = str(args.run_id)
-    path = state_dir / "memory.sqlite3"
-    if not path.exists():
-        raise RunNotFound(f"no local runs yet (looked in {state_dir})")
+    path = past_runs(state_dir)
     with SqliteMemory(path) as memory:
         store = ExecutionStore(memory)
         record = store.run_record(run_id)

@@ -6,7 +6,7 @@ import argparse
 import json
 from pathlib import Path
 
-from visual_degrees.domain.errors import RunNotFound
+from visual_degrees_tools.commands.common import past_runs
 
 NAME = "trace"
 HELP = "print the execution history of a past local run"
@@ -30,9 +30,7 @@ def main(args: argparse.Namespace, state_dir: Path) -> int:
     from visual_degrees_tools.local.runner import ExecutionStore
     from visual_degrees_tools.local.trace import format_history, format_runs
 
-    path = state_dir / "memory.sqlite3"
-    if not path.exists():
-        raise RunNotFound(f"no local runs yet (looked in {state_dir})")
+    path = past_runs(state_dir)
     with SqliteMemory(path) as memory:
         store = ExecutionStore(memory)
         if not args.run_id:
