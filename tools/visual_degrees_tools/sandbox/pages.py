@@ -17,7 +17,7 @@ import math
 import random
 from array import array
 from bisect import bisect_right
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from enum import IntEnum
 from typing import TYPE_CHECKING
 
@@ -83,12 +83,20 @@ class PageParameters:
     wire: bool = False
 
     def fingerprint(self) -> str:
-        """What a web's identity reads of these parameters: their repr, without `wire` while it is
-        off, so that the webs there were before it keep their identity, and with it every evidence
-        graph and cache a deployment built on them."""
-        return repr(self) if self.wire else repr(self).replace(", wire=False)", ")")
+        """What a web's identity reads of these parameters: their repr, less the fields added since
+        webs were first made (_LATER_FIELDS) while they keep their defaults, so that the webs there
+        were keep their identity, and with it every evidence graph and cache built on them."""
+        shown = [
+            f"{f.name}={getattr(self, f.name)!r}"
+            for f in fields(self)
+            if f.name not in _LATER_FIELDS or getattr(self, f.name) != f.default
+        ]
+        return f"{type(self).__name__}({', '.join(shown)})"
 
 
+# Fields of PageParameters added after webs were first made, left out of a web's identity at their
+# defaults (PageParameters.fingerprint).
+_LATER_FIELDS = frozenset({"wire"})
 DEFAULT_PAGES = PageParameters()
 
 # Title phrasings by site (index = the page's variant); {s} the page's subject, {t} the event.
