@@ -120,6 +120,28 @@ def test_names_are_read_from_the_part_of_a_title_that_names_people(title, names)
         # one word and a number is a film, not a person; a name and a year stays a name
         ("Apollo 13 premiere: Tom Hanks and Kevin Bacon", ["Tom Hanks", "Kevin Bacon"]),
         ("Tom Hanks 2019", ["Tom Hanks"]),
+        # a headline capitalises every word: its small words and verbs end the names, as in lower case
+        (
+            "Kevin Bacon And Kyra Sedgwick Attend The Premiere Of Footloose",
+            ["Kevin Bacon", "Kyra Sedgwick"],
+        ),
+        ("Meryl Streep, Tom Hanks Pose At 'The Post' Premiere", ["Meryl Streep", "Tom Hanks"]),
+        ("Tom Hanks & Rita Wilson Celebrate 34th Wedding Anniversary", ["Tom Hanks", "Rita Wilson"]),
+        (
+            "Photos: Tom Hanks, Meryl Streep Attend The Post Premiere In Washington",
+            ["Tom Hanks", "Meryl Streep"],
+        ),
+        ("Tom Hanks Talks 'Elvis' At Cannes", ["Tom Hanks"]),
+        ("Madonna Performs At The Super Bowl", ["Madonna"]),
+        ("Don Was And Keith Richards Attend The Grammys", ["Don Was", "Keith Richards"]),
+        ("Charles Dance Attends The BAFTAs", ["Charles Dance"]),
+        ("Tom Hanks And Kevin Bacon At The Premiere Of Apollo 13 (1995)", ["Tom Hanks", "Kevin Bacon"]),
+        ("At The Oscars: Tom Hanks And Meryl Streep Pose Together", ["Tom Hanks", "Meryl Streep"]),
+        # ... but a page about a person and a name with a small word are read as written
+        ("Kevin Bacon Photos", ["Kevin Bacon"]),
+        ("Larry The Cable Guy Photos", ["Larry The Cable Guy"]),
+        ("Jesse Merle Speaks - Fan Gallery", ["Jesse Merle Speaks"]),
+        ("Larry The Cable Guy and Bill Engvall attend a gala", ["Larry The Cable Guy", "Bill Engvall"]),
     ],
 )
 def test_names_are_read_from_captions_as_the_web_writes_them(title, names):
