@@ -96,6 +96,7 @@ _FILE_EXTENSION = re.compile(r"\.(?:jpe?g|png|gif|webp|tiff?|svg)$", re.IGNORECA
 _HEADLINE_WORDS = frozenset(
     {"And", "With", "At", "Of", "The", "In", "On", "For", "To", "A", "An", "During", "From", "By", "As"}
     | {"After", "Before", "Into", "Over", "Is", "Are", "Has", "Have", "Will", "Out", "Up", "Together"}
+    | {"Its", "His", "Her", "Their", "Others"}
 )
 _JOINING = frozenset({"And", "With", "&", ",", "/"})  # what joins a headline's names
 _HEADLINE_VERBS = frozenset(
@@ -166,13 +167,12 @@ def _headline(text: str) -> bool:
     """Is `text` written as a headline, every word capitalised ("Tom Hanks And Rita Wilson Attend The
     Premiere")? No word of it starts in lower case (but a name's particle), and after its first word
     it has a photo headline's verb or two of a sentence's small words. A page title naming a person
-    ("Kevin Bacon Photos") has neither; a film's title and its year, with no names joined or verb
-    before it, are left as written."""
+    ("Kevin Bacon Photos") has neither; a film's title and its year, with no names joined and no
+    verb, are left as written."""
     words = [word for word in _TOKEN.findall(text) if word[0].isalpha()]
     if len(words) < 3 or any(word[0].islower() and word not in _PARTICLES for word in words):
         return False
-    year = _EVENT_END.search(text)
-    if year and not any(t in _JOINING or t in _HEADLINE_VERBS for t in _TOKEN.findall(text[: year.start()])):
+    if _EVENT_END.search(text) and not any(t in _JOINING or t in _HEADLINE_VERBS for t in _TOKEN.findall(text)):
         return False  # "Return Of The Jedi (1983) - Photo Gallery": a film's title, written so
     verbs = sum(word in _HEADLINE_VERBS for word in words[1:])
     small = sum(word in _HEADLINE_WORDS for word in words[1:])
