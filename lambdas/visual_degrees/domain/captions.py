@@ -95,9 +95,10 @@ _FILE_EXTENSION = re.compile(r"\.(?:jpe?g|png|gif|webp|tiff?|svg)$", re.IGNORECA
 # are also surnames are left out ("Don Was", "Sam Georges Said", "Charles Dance", "Cornelia Kiss").
 _HEADLINE_WORDS = frozenset(
     {"And", "With", "At", "Of", "The", "In", "On", "For", "To", "A", "An", "During", "From", "By", "As"}
-    | {"After", "Before", "Into", "Over", "Is", "Are", "Has", "Have", "Will", "Out", "Up", "Together"}
-    | {"Its", "His", "Her", "Their", "Others"}
+    | {"After", "Before", "Into", "Over", "Is", "Are", "Has", "Have", "Out", "Up", "Together", "Its"}
+    | {"His", "Her", "Their", "Others", "Guests", "Crew"}
 )
+_A_GUEST = re.compile(r"\bAn? Guest\b")  # "X, A Guest And Y": one unnamed person ("Christopher Guest" stays)
 _JOINING = frozenset({"And", "With", "&", ",", "/"})  # what joins a headline's names
 _HEADLINE_VERBS = frozenset(
     {"Attend", "Attends", "Attending", "Arrive", "Arrives", "Arriving", "Pose", "Poses", "Posing"}
@@ -172,7 +173,9 @@ def _headline(text: str) -> bool:
     words = [word for word in _TOKEN.findall(text) if word[0].isalpha()]
     if len(words) < 3 or any(word[0].islower() and word not in _PARTICLES for word in words):
         return False
-    if _EVENT_END.search(text) and not any(t in _JOINING or t in _HEADLINE_VERBS for t in _TOKEN.findall(text)):
+    if _EVENT_END.search(text) and not any(
+        t in _JOINING or t in _HEADLINE_VERBS for t in _TOKEN.findall(text)
+    ):
         return False  # "Return Of The Jedi (1983) - Photo Gallery": a film's title, written so
     verbs = sum(word in _HEADLINE_VERBS for word in words[1:])
     small = sum(word in _HEADLINE_WORDS for word in words[1:])
@@ -197,7 +200,8 @@ def sentence_cased(text: str) -> str:
 
 
 def _names_sentence_cased(part: str) -> str:
-    tokens = [match for match in _TOKEN.finditer(part)]
+    part = _A_GUEST.sub("a guest", part)
+    tokens = list(_TOKEN.finditer(part))
     pieces: list[str] = []
     done = 0
     name_words = 0  # of the name being read

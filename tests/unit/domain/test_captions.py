@@ -135,6 +135,11 @@ def test_names_are_read_from_the_part_of_a_title_that_names_people(title, names)
         ("Madonna Performs At The Super Bowl", ["Madonna"]),
         ("Don Was And Keith Richards Attend The Grammys", ["Don Was", "Keith Richards"]),
         ("Charles Dance Attends The BAFTAs", ["Charles Dance"]),
+        (
+            "(L-R) Actor Tom Hanks, A Guest And Actor Will Ferrell Arrive On The Red Carpet",
+            ["Tom Hanks", "Will Ferrell"],
+        ),
+        ("Cast And Crew Attend The Premiere", []),
         ("Tom Hanks And Kevin Bacon At The Premiere Of Apollo 13 (1995)", ["Tom Hanks", "Kevin Bacon"]),
         ("At The Oscars: Tom Hanks And Meryl Streep Pose Together", ["Tom Hanks", "Meryl Streep"]),
         # ... but a page about a person and a name with a small word are read as written
