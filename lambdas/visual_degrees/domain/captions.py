@@ -98,6 +98,9 @@ _HEADLINE_WORDS = frozenset(
     | {"After", "Before", "Into", "Over", "Is", "Are", "Has", "Have", "Out", "Up", "Together", "Its"}
     | {"His", "Her", "Their", "Others", "Guests", "Crew"}
 )
+# Where a headline's photo was taken ("X On The Set Of T (1995)", "X At A Press Event For …"), after
+# its first word ("On The Waterfront (1954)" is a film's title).
+_PLACE_IN_HEADLINE = re.compile(r"(?<=\S) (?:At|On|During) (?:The|A|An) ")
 _A_GUEST = re.compile(r"\bAn? Guest\b")  # "X, A Guest And Y": one unnamed person ("Christopher Guest" stays)
 _JOINING = frozenset({"And", "With", "&", ",", "/"})  # what joins a headline's names
 _HEADLINE_VERBS = frozenset(
@@ -166,20 +169,25 @@ def names_in_title(title: str) -> tuple[str, ...]:
 
 def _headline(text: str) -> bool:
     """Is `text` written as a headline, every word capitalised ("Tom Hanks And Rita Wilson Attend The
-    Premiere")? No word of it starts in lower case (but a name's particle), and after its first word
-    it has a photo headline's verb or two of a sentence's small words. A page title naming a person
-    ("Kevin Bacon Photos") has neither; a film's title and its year, with no names joined and no
-    verb, are left as written."""
-    words = [word for word in _TOKEN.findall(text) if word[0].isalpha()]
-    if len(words) < 3 or any(word[0].islower() and word not in _PARTICLES for word in words):
+    Premiere")? No word of it of three letters or more starts in lower case (but a name's particle;
+    "La Flûte à Six Schtroumpfs" is a headline's film), and after its first word it has a photo
+    headline's verb or two of a sentence's small words. A page title naming a person ("Kevin Bacon
+    Photos") has neither; a film's title and its year, with no names joined and no verb, are left as
+    written."""
+    tokens = _TOKEN.findall(text)
+    words = [word for word in tokens if word[0].isalpha()]
+    if len(words) < 3 or any(_lower_case(word) for word in words):
         return False
-    if _EVENT_END.search(text) and not any(
-        t in _JOINING or t in _HEADLINE_VERBS for t in _TOKEN.findall(text)
-    ):
+    joined = any(t in _JOINING or t in _HEADLINE_VERBS for t in tokens)
+    if _EVENT_END.search(text) and not joined and not _PLACE_IN_HEADLINE.search(text):
         return False  # "Return Of The Jedi (1983) - Photo Gallery": a film's title, written so
     verbs = sum(word in _HEADLINE_VERBS for word in words[1:])
     small = sum(word in _HEADLINE_WORDS for word in words[1:])
     return verbs >= 1 or small >= 2  # one small word may be a name's ("Larry The Cable Guy Photos")
+
+
+def _lower_case(word: str) -> bool:
+    return word[0].islower() and len(word) > 2 and word not in _PARTICLES
 
 
 def caption_text(title: str) -> str:
@@ -205,32 +213,39 @@ def _names_sentence_cased(part: str) -> str:
     pieces: list[str] = []
     done = 0
     name_words = 0  # of the name being read
-    ended = False
+    ended = role = False
     for index, match in enumerate(tokens):
         token = match.group()
         after = tokens[index + 1].group() if index + 1 < len(tokens) else ""
         prose = token in _HEADLINE_WORDS or (token in _HEADLINE_VERBS and _ends_name(name_words, after))
         if ended and not prose:
             break  # the names and the words that end them are read: the rest is as written
-        if prose and index > 0:  # a part's first word may stay: "At The Oscars" is "At the Oscars"
+        if role and token in _LEADING:
+            role = False  # "Actor The Byrds": a name's own first word
+            name_words = 1
+        elif prose and index > 0:  # a part's first word may stay: "At The Oscars" is "At the Oscars"
             pieces += [part[done : match.start()], token.lower()]
             done = match.end()
-            ended = ended or (name_words > 0 and token.lower() not in _CONNECTORS)
+            ended = ended or token in _HEADLINE_VERBS or (name_words > 0 and token.lower() not in _CONNECTORS)
             name_words = 0
+        elif not prose and token.lower() in _ROLES:
+            role, name_words = True, 0
+            continue
         elif not prose and _capitalised(token):
             name_words += 1
         elif not prose:
             name_words = 0
+        role = False
     return "".join(pieces) + part[done:]
 
 
 def _ends_name(name_words: int, after: str) -> bool:
     """Does a headline's verb end the name before it? After two words or more ("Tom Hanks Talks …"),
-    or one ("Madonna Performs At …") where a sentence's small word follows; never last or before a
-    page's words ("Jesse Merle Speaks - Fan Gallery" is a name)."""
+    or fewer ("Madonna Performs At …", "… And A Guest Pose On …") where a sentence's small word
+    follows; never last or before a page's words ("Jesse Merle Speaks - Fan Gallery" is a name)."""
     if not after.strip("'’\"")[:1].isalnum() or after in _PAGE_WORDS:
         return False
-    return name_words >= 2 or (name_words == 1 and after in _HEADLINE_WORDS)
+    return name_words >= 2 or after in _HEADLINE_WORDS
 
 
 def without_credit(title: str) -> str:
