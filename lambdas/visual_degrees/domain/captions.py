@@ -96,11 +96,9 @@ _FILE_EXTENSION = re.compile(r"\.(?:jpe?g|png|gif|webp|tiff?|svg)$", re.IGNORECA
 _HEADLINE_WORDS = frozenset(
     {"And", "With", "At", "Of", "The", "In", "On", "For", "To", "A", "An", "During", "From", "By", "As"}
     | {"After", "Before", "Into", "Over", "Is", "Are", "Has", "Have", "Out", "Up", "Together", "Its"}
-    | {"His", "Her", "Their", "Others", "Guests", "Crew"}
+    | {"His", "Her", "Their", "Others", "Guests"}
 )
-# Where a headline's photo was taken ("X On The Set Of T (1995)", "X At A Press Event For …"), after
-# its first word ("On The Waterfront (1954)" is a film's title).
-_PLACE_IN_HEADLINE = re.compile(r"(?<=\S) (?:At|On|During) (?:The|A|An) ")
+_CAST_AND_CREW = re.compile(r"\bCast And Crew\b")  # nobody named ("Amanda Crew" is someone)
 _A_GUEST = re.compile(r"\bAn? Guest\b")  # "X, A Guest And Y": one unnamed person ("Christopher Guest" stays)
 _JOINING = frozenset({"And", "With", "&", ",", "/"})  # what joins a headline's names
 _HEADLINE_VERBS = frozenset(
@@ -110,6 +108,11 @@ _HEADLINE_VERBS = frozenset(
     | {"Speaks", "Accepts", "Hosts", "Meets", "Greets", "Debuts", "Promote", "Promotes", "Promoting"}
     | {"Teams", "Chats", "Enjoy", "Enjoys", "Supports", "Unveil", "Unveils", "Stuns", "Dazzles", "Shines"}
     | {"Honored", "Honoured", "Kisses", "Hugs", "Marries", "Married", "Spotted", "Wins"}
+)
+# Where a headline's photo was taken, after its first word ("X On The Set Of T (1995)", "X Attends A
+# Press Event For …"; "On The Waterfront (1954)" is a film's title).
+_PLACE_IN_HEADLINE = re.compile(
+    rf"(?<=\S) (?:At|On|During|{'|'.join(sorted(_HEADLINE_VERBS))}) (?:The|A|An|At|On|With) "
 )
 # Words saying the photo shows a crowd: more faces nobody names than "a guest" or "guests" promise.
 _CROWD_WORDS = "others|crowd|cast and crew|and the cast"
@@ -169,17 +172,19 @@ def names_in_title(title: str) -> tuple[str, ...]:
 
 def _headline(text: str) -> bool:
     """Is `text` written as a headline, every word capitalised ("Tom Hanks And Rita Wilson Attend The
-    Premiere")? No word of it of three letters or more starts in lower case (but a name's particle;
-    "La Flûte à Six Schtroumpfs" is a headline's film), and after its first word it has a photo
-    headline's verb or two of a sentence's small words. A page title naming a person ("Kevin Bacon
-    Photos") has neither; a film's title and its year, with no names joined and no verb, are left as
-    written."""
+    Premiere")? No word of two letters or more starts in lower case before its place ("At The …",
+    which may name a film "Der Himmel über Berlin"), but a name's particle; and after its first word
+    it has a photo headline's verb or two of a sentence's small words. A page title naming a person
+    ("Kevin Bacon Photos") has neither; a film's title and its year, with no names joined, no verb
+    and no place, are left as written."""
     tokens = _TOKEN.findall(text)
     words = [word for word in tokens if word[0].isalpha()]
-    if len(words) < 3 or any(_lower_case(word) for word in words):
+    place = _PLACE_IN_HEADLINE.search(text)
+    before_place = _TOKEN.findall(text[: place.start()]) if place else tokens
+    if len(words) < 3 or any(_lower_case(word) for word in before_place):
         return False
     joined = any(t in _JOINING or t in _HEADLINE_VERBS for t in tokens)
-    if _EVENT_END.search(text) and not joined and not _PLACE_IN_HEADLINE.search(text):
+    if _EVENT_END.search(text) and not joined and not place:
         return False  # "Return Of The Jedi (1983) - Photo Gallery": a film's title, written so
     verbs = sum(word in _HEADLINE_VERBS for word in words[1:])
     small = sum(word in _HEADLINE_WORDS for word in words[1:])
@@ -187,7 +192,7 @@ def _headline(text: str) -> bool:
 
 
 def _lower_case(word: str) -> bool:
-    return word[0].islower() and len(word) > 2 and word not in _PARTICLES
+    return word[0].isalpha() and word[0].islower() and len(word) > 1 and word not in _PARTICLES
 
 
 def caption_text(title: str) -> str:
@@ -208,7 +213,7 @@ def sentence_cased(text: str) -> str:
 
 
 def _names_sentence_cased(part: str) -> str:
-    part = _A_GUEST.sub("a guest", part)
+    part = _CAST_AND_CREW.sub("Cast and crew", _A_GUEST.sub("a guest", part))
     tokens = list(_TOKEN.finditer(part))
     pieces: list[str] = []
     done = 0
@@ -223,12 +228,13 @@ def _names_sentence_cased(part: str) -> str:
         if role and token in _LEADING:
             role = False  # "Actor The Byrds": a name's own first word
             name_words = 1
-        elif prose and index > 0:  # a part's first word may stay: "At The Oscars" is "At the Oscars"
+        elif prose and index > 0 and tokens[index - 1].group() not in _SEPARATORS:
+            # a part's or a list item's first word stays: "At the Oscars", "X, The Rock and Y"
             pieces += [part[done : match.start()], token.lower()]
             done = match.end()
             ended = ended or token in _HEADLINE_VERBS or (name_words > 0 and token.lower() not in _CONNECTORS)
             name_words = 0
-        elif not prose and token.lower() in _ROLES:
+        elif not prose and not name_words and token.lower() in _ROLES:  # "Actor X"; "Kim Director"
             role, name_words = True, 0
             continue
         elif not prose and _capitalised(token):
