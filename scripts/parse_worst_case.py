@@ -122,6 +122,7 @@ def read_title(title: str) -> object:
         captions.shows_unnamed,
         captions.event_words,
         captions.event_in_title,
+        captions.sentence_cased,
         photo_event.photo_event,
     ):
         cached.cache_clear()

@@ -114,6 +114,9 @@ _HEADLINE_VERBS = frozenset(
 _PLACE_IN_HEADLINE = re.compile(
     rf"(?<=\S) (?:At|On|During|{'|'.join(sorted(_HEADLINE_VERBS))}) (?:The|A|An|At|On|With) "
 )
+# Any of those words after another word: a title without one is no headline, found without reading
+# its words one by one.
+_HEADLINE_SIGNAL = re.compile(rf"(?<=\S) (?:{'|'.join(sorted(_HEADLINE_WORDS | _HEADLINE_VERBS))})\b")
 # Words saying the photo shows a crowd: more faces nobody names than "a guest" or "guests" promise.
 _CROWD_WORDS = "others|crowd|cast and crew|and the cast"
 _CROWD = re.compile(rf"\b({_CROWD_WORDS})\b", re.IGNORECASE)
@@ -177,6 +180,8 @@ def _headline(text: str) -> bool:
     it has a photo headline's verb or two of a sentence's small words. A page title naming a person
     ("Kevin Bacon Photos") has neither; a film's title and its year, with no names joined, no verb
     and no place, are left as written."""
+    if not _HEADLINE_SIGNAL.search(text):
+        return False
     tokens = _TOKEN.findall(text)
     words = [word for word in tokens if word[0].isalpha()]
     place = _PLACE_IN_HEADLINE.search(text)
@@ -202,6 +207,7 @@ def caption_text(title: str) -> str:
     return sentence_cased(without_credit(_LABEL.sub("", without_dateline(text), count=1)))
 
 
+@lru_cache(maxsize=65_536)
 def sentence_cased(text: str) -> str:
     """A headline's names, and the words that end them, as a sentence writes them: "Kevin Bacon And
     Kyra Sedgwick Attend The Premiere Of Footloose" is "Kevin Bacon and Kyra Sedgwick attend the
