@@ -21,7 +21,7 @@ from typing import Any
 
 from visual_degrees.adapters.live.planner_prompt import CONNECT, PLAN
 from visual_degrees.constants import MAX_MESSAGE_BYTES
-from visual_degrees.domain import captions, titles
+from visual_degrees.domain import captions, photo_event, titles
 from visual_degrees.domain.errors import VisualDegreesError
 from visual_degrees.domain.models import MAX_TITLE_CHARS, ImageHit
 from visual_degrees.domain.names import MAX_NAME_LENGTH, name_key, validate_name
@@ -122,6 +122,8 @@ def read_title(title: str) -> object:
         captions.shows_unnamed,
         captions.event_words,
         captions.event_in_title,
+        captions.sentence_cased,
+        photo_event.photo_event,
     ):
         cached.cache_clear()
     return (
@@ -131,6 +133,7 @@ def read_title(title: str) -> object:
         captions.event_in_title(title),
         titles.names_only(title, ["Ab Ab", "Kevin Bacon"]),
         titles.mentions(title, "Kevin Bacon"),
+        photo_event.photo_event(title),
     )
 
 
@@ -148,6 +151,10 @@ def image_titles(size: int) -> Iterator[Case]:
         "colons": ":" * size,
         "'and' over and over": "and " * (size // 4),
         "spaces": " " * size,
+        # headlines: every word capitalised, read in a sentence's case
+        "a headline's names and verbs": "Ab Ab And Cd Cd Attend The " * (size // 27),
+        "a headline's small words": "At " * (size // 3),
+        "a headline in colon parts": "At The Ab: " * (size // 11),
     }
     for shape, text in shapes.items():
         yield Case("image-search title (any length)", shape, text[:size], read_title)

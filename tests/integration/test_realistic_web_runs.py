@@ -1,8 +1,8 @@
 """Whole runs of the default strategy on the realistic photo web (issue 19): agencies' "(L-R)" is
 never taken for a person, the same image behind several URLs is recognised once per run, every
 path it reports holds photo by photo against the web's ground truth, and a chain of the planner's
-is searched for in one query; captions written as wire services write them are read as the plain
-ones."""
+is searched for in one query; captions written as wire services write them, or as headlines, are
+read as the plain ones."""
 
 from __future__ import annotations
 
@@ -99,3 +99,32 @@ def test_captions_with_a_dateline_and_a_credit_are_read_as_the_plain_ones():
         assert "Getty Images)" in evidence["title"]
         plain_title = ENVIRONMENT.web.page_title(ENVIRONMENT.web.page_from_url(evidence["imageUrl"]))
         assert evidence["event"] == photo_event(plain_title) and evidence["event"]
+
+
+def test_captions_written_as_headlines_are_read_as_the_plain_ones():
+    # Given the same web with every agency caption in headline case, as news sites title photos
+    # ("Kevin Bacon And A Guest Attend The Premiere Of …")
+    headline = variant_web(ENVIRONMENT.web.world, "headline-captions")
+    famous = sample_pairs(ENVIRONMENT.web, 12, 19, "famous")
+    # When the default strategy runs the same famous pairs on both webs
+    plain_figures = Bench(SandboxEnvironment(ENVIRONMENT.web), Truth(ENVIRONMENT.web)).run(
+        famous, BenchConfig()
+    )
+    headline_figures = Bench(SandboxEnvironment(headline), Truth(headline)).run(famous, BenchConfig())
+    # Then it solves as many, at the same cost, with no false path
+    assert headline_figures.figures["solved"] == plain_figures.figures["solved"] > 0
+    assert headline_figures.figures["mean_cost_usd"] == plain_figures.figures["mean_cost_usd"]
+    assert headline_figures.figures["false_paths"] == 0
+    # And the README's pair is answered with each link's event, as the plain caption names it
+    events = Events()
+    result = LocalRunner(SqliteMemory(":memory:"), SandboxEnvironment(headline)).run(
+        "Vesna Hawthorne", "Niall Halloran", RunOptions(), sink=events
+    )
+    assert result.outcome == "path"
+    final = events.seen[-1].data
+    assert len(final["edges"]) == 2
+    for link in final["edges"]:
+        evidence = link["evidence"]
+        plain_title = ENVIRONMENT.web.page_title(ENVIRONMENT.web.page_from_url(evidence["imageUrl"]))
+        assert evidence["title"] != plain_title and evidence["title"].lower() == plain_title.lower()
+        assert evidence["event"] and evidence["event"].lower() == photo_event(plain_title).lower()

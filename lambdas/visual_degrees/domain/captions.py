@@ -89,6 +89,34 @@ _PAGE_WORDS = frozenset({"Photos", "Pictures", "Images", "Gallery", "News", "Vid
 # A file's name as its title (Wikimedia Commons: "File:Tom_Hanks_and_Kevin_Bacon_1995.jpg"): its
 # extension is no word of the caption, its underscores are spaces.
 _FILE_EXTENSION = re.compile(r"\.(?:jpe?g|png|gif|webp|tiff?|svg)$", re.IGNORECASE)
+# A headline capitalises every word ("Kevin Bacon And Kyra Sedgwick Attend The Premiere Of …", as news
+# sites title their photos), so a capital no longer starts a name. In such a title these words are
+# prose, as in lower case: the small words of a sentence and the verbs photo headlines use. Verbs that
+# are also surnames are left out ("Don Was", "Sam Georges Said", "Charles Dance", "Cornelia Kiss").
+_HEADLINE_WORDS = frozenset(
+    {"And", "With", "At", "Of", "The", "In", "On", "For", "To", "A", "An", "During", "From", "By", "As"}
+    | {"After", "Before", "Into", "Over", "Is", "Are", "Has", "Have", "Out", "Up", "Together", "Its"}
+    | {"His", "Her", "Their", "Others", "Guests"}
+)
+_CAST_AND_CREW = re.compile(r"\bCast And Crew\b")  # nobody named ("Amanda Crew" is someone)
+_A_GUEST = re.compile(r"\bAn? Guest\b")  # "X, A Guest And Y": one unnamed person ("Christopher Guest" stays)
+_JOINING = frozenset({"And", "With", "&", ",", "/"})  # what joins a headline's names
+_HEADLINE_VERBS = frozenset(
+    {"Attend", "Attends", "Attending", "Arrive", "Arrives", "Arriving", "Pose", "Poses", "Posing"}
+    | {"Celebrate", "Celebrates", "Celebrating", "Reunite", "Reunites", "Reunited", "Talk", "Talks"}
+    | {"Says", "Share", "Shares", "Joins", "Visits", "Perform", "Performs", "Performing", "Walks", "Steps"}
+    | {"Speaks", "Accepts", "Hosts", "Meets", "Greets", "Debuts", "Promote", "Promotes", "Promoting"}
+    | {"Teams", "Chats", "Enjoy", "Enjoys", "Supports", "Unveil", "Unveils", "Stuns", "Dazzles", "Shines"}
+    | {"Honored", "Honoured", "Kisses", "Hugs", "Marries", "Married", "Spotted", "Wins"}
+)
+# Where a headline's photo was taken, after its first word ("X On The Set Of T (1995)", "X Attends A
+# Press Event For …"; "On The Waterfront (1954)" is a film's title).
+_PLACE_IN_HEADLINE = re.compile(
+    rf"(?<=\S) (?:At|On|During|{'|'.join(sorted(_HEADLINE_VERBS))}) (?:The|A|An|At|On|With) "
+)
+# Any of those words after another word: a title without one is no headline, found without reading
+# its words one by one.
+_HEADLINE_SIGNAL = re.compile(rf"(?<=\S) (?:{'|'.join(sorted(_HEADLINE_WORDS | _HEADLINE_VERBS))})\b")
 # Words saying the photo shows a crowd: more faces nobody names than "a guest" or "guests" promise.
 _CROWD_WORDS = "others|crowd|cast and crew|and the cast"
 _CROWD = re.compile(rf"\b({_CROWD_WORDS})\b", re.IGNORECASE)
@@ -145,11 +173,91 @@ def names_in_title(title: str) -> tuple[str, ...]:
     return tuple(found[:MAX_NAMES])
 
 
+def _headline(text: str) -> bool:
+    """Is `text` written as a headline, every word capitalised ("Tom Hanks And Rita Wilson Attend The
+    Premiere")? No word of two letters or more starts in lower case before its place ("At The …",
+    which may name a film "Der Himmel über Berlin"), but a name's particle; and after its first word
+    it has a photo headline's verb or two of a sentence's small words. A page title naming a person
+    ("Kevin Bacon Photos") has neither; a film's title and its year, with no names joined, no verb
+    and no place, are left as written."""
+    if not _HEADLINE_SIGNAL.search(text):
+        return False
+    tokens = _TOKEN.findall(text)
+    words = [word for word in tokens if word[0].isalpha()]
+    place = _PLACE_IN_HEADLINE.search(text)
+    before_place = _TOKEN.findall(text[: place.start()]) if place else tokens
+    if len(words) < 3 or any(_lower_case(word) for word in before_place):
+        return False
+    joined = any(t in _JOINING or t in _HEADLINE_VERBS for t in tokens)
+    if _EVENT_END.search(text) and not joined and not place:
+        return False  # "Return Of The Jedi (1983) - Photo Gallery": a film's title, written so
+    verbs = sum(word in _HEADLINE_VERBS for word in words[1:])
+    small = sum(word in _HEADLINE_WORDS for word in words[1:])
+    return verbs >= 1 or small >= 2  # one small word may be a name's ("Larry The Cable Guy Photos")
+
+
+def _lower_case(word: str) -> bool:
+    return word[0].isalpha() and word[0].islower() and len(word) > 1 and word not in _PARTICLES
+
+
 def caption_text(title: str) -> str:
-    """The caption in a title, without what wire services and sites put round it: a dateline, a
-    news label, "Photo of", a credit."""
+    """The caption in a title, without what wire services and sites put round it (a dateline, a
+    news label, "Photo of", a credit), and in a sentence's case if written as a headline."""
     text = _FILE_EXTENSION.sub("", title).replace("_", " ") if _FILE_EXTENSION.search(title) else title
-    return without_credit(_LABEL.sub("", without_dateline(text), count=1))
+    return sentence_cased(without_credit(_LABEL.sub("", without_dateline(text), count=1)))
+
+
+@lru_cache(maxsize=65_536)
+def sentence_cased(text: str) -> str:
+    """A headline's names, and the words that end them, as a sentence writes them: "Kevin Bacon And
+    Kyra Sedgwick Attend The Premiere Of Footloose" is "Kevin Bacon and Kyra Sedgwick attend the
+    Premiere Of Footloose", in each part a colon ends. The rest is left as written (it may be an
+    event's name); any other text is returned as it is."""
+    if not _headline(text):
+        return text
+    return ":".join(_names_sentence_cased(part) for part in text.split(":"))
+
+
+def _names_sentence_cased(part: str) -> str:
+    part = _CAST_AND_CREW.sub("Cast and crew", _A_GUEST.sub("a guest", part))
+    tokens = list(_TOKEN.finditer(part))
+    pieces: list[str] = []
+    done = 0
+    name_words = 0  # of the name being read
+    ended = role = False
+    for index, match in enumerate(tokens):
+        token = match.group()
+        after = tokens[index + 1].group() if index + 1 < len(tokens) else ""
+        prose = token in _HEADLINE_WORDS or (token in _HEADLINE_VERBS and _ends_name(name_words, after))
+        if ended and not prose:
+            break  # the names and the words that end them are read: the rest is as written
+        if role and token in _LEADING:
+            role = False  # "Actor The Byrds": a name's own first word
+            name_words = 1
+        elif prose and index > 0 and tokens[index - 1].group() not in _SEPARATORS:
+            # a part's or a list item's first word stays: "At the Oscars", "X, The Rock and Y"
+            pieces += [part[done : match.start()], token.lower()]
+            done = match.end()
+            ended = ended or token in _HEADLINE_VERBS or (name_words > 0 and token.lower() not in _CONNECTORS)
+            name_words = 0
+        elif not prose and not name_words and token.lower() in _ROLES:  # "Actor X"; "Kim Director"
+            role, name_words = True, 0
+            continue
+        elif not prose and _capitalised(token):
+            name_words += 1
+        elif not prose:
+            name_words = 0
+        role = False
+    return "".join(pieces) + part[done:]
+
+
+def _ends_name(name_words: int, after: str) -> bool:
+    """Does a headline's verb end the name before it? After two words or more ("Tom Hanks Talks …"),
+    or fewer ("Madonna Performs At …", "… And A Guest Pose On …") where a sentence's small word
+    follows; never last or before a page's words ("Jesse Merle Speaks - Fan Gallery" is a name)."""
+    if not after.strip("'’\"")[:1].isalnum() or after in _PAGE_WORDS:
+        return False
+    return name_words >= 2 or after in _HEADLINE_WORDS
 
 
 def without_credit(title: str) -> str:

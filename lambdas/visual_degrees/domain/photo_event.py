@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from visual_degrees.domain.captions import without_credit, without_dateline
+from visual_degrees.domain.captions import sentence_cased, without_credit, without_dateline
 from visual_degrees.domain.shown_text import normalised, shown_text
 
 MAX_EVENT_CHARS = 120  # an event longer than this is cut at a word, with "..."
@@ -72,7 +72,7 @@ _OCCASION = re.compile(
 @lru_cache(maxsize=65_536)
 def photo_event(title: str) -> str | None:
     """The event `title` names, as shown beside a link; None when it names none we can show."""
-    text = " ".join(without_credit(without_dateline(normalised(title[:_READ_CHARS]))).split())
+    text = sentence_cased(" ".join(without_credit(without_dateline(normalised(title[:_READ_CHARS]))).split()))
     if not text:
         return None
     found = _event_in(text)
@@ -91,7 +91,10 @@ def _event_in(text: str) -> str | None:
     if site and not _YEAR.search(site.group()):  # "… - Fallout (2018)" is a film's title, not a site
         text = text[: site.start()]
     if place := _PLACE.search(text):
-        event = _LEAD_IN.sub("", _AFTER_TITLE.sub("", place["rest"] or place["spot"])).strip(" ,;:")
+        rest, dated = _AFTER_TITLE.subn("", place["rest"] or place["spot"])
+        if place.start() == 0 and not dated:  # "At the Oscars: A and B pose": names after the colon
+            rest = rest.rpartition(": ")[0] or rest
+        event = _LEAD_IN.sub("", rest).strip(" ,;:")
         return event or None
     if film := _IN_FILM.search(text):
         return film["t"].strip()

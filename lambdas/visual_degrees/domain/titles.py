@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Collection
 
-from visual_degrees.domain.captions import names_in_title
+from visual_degrees.domain.captions import names_in_title, sentence_cased
 from visual_degrees.domain.models import ImageHit
 from visual_degrees.domain.names import name_key
 
@@ -25,7 +25,7 @@ _ONE_GUEST = re.compile(r"\s*(?:a guest (?:at|on|attends|arrives|poses)|arrivals
 
 def names_only(title: str, names: Collection[str]) -> bool:
     """True when `title` reads as a photo of one of `names` alone."""
-    title = title.strip()
+    title = sentence_cased(title.strip())
     if not title or _SEVERAL.search(title):
         return False
     return any(title.startswith(f"{name} {word} ") for name in names if name for word in _ALONE)
@@ -42,6 +42,7 @@ def portrait(title: str) -> bool:
     if _ONE_GUEST.match(title):
         return True
     names = names_in_title(title)
+    title = sentence_cased(title)  # "Kevin Bacon Attends The …" is "Kevin Bacon attends the …"
     if len(names) != 1:
         return False
     at = title.find(names[0])

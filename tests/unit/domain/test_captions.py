@@ -11,6 +11,7 @@ from visual_degrees.domain.captions import (
     keys_in_title,
     names_in_title,
     same_event,
+    sentence_cased,
     shows_unnamed,
     unnamed_faces,
 )
@@ -120,10 +121,71 @@ def test_names_are_read_from_the_part_of_a_title_that_names_people(title, names)
         # one word and a number is a film, not a person; a name and a year stays a name
         ("Apollo 13 premiere: Tom Hanks and Kevin Bacon", ["Tom Hanks", "Kevin Bacon"]),
         ("Tom Hanks 2019", ["Tom Hanks"]),
+        # a headline capitalises every word: its small words and verbs end the names, as in lower case
+        (
+            "Kevin Bacon And Kyra Sedgwick Attend The Premiere Of Footloose",
+            ["Kevin Bacon", "Kyra Sedgwick"],
+        ),
+        ("Meryl Streep, Tom Hanks Pose At 'The Post' Premiere", ["Meryl Streep", "Tom Hanks"]),
+        ("Tom Hanks & Rita Wilson Celebrate 34th Wedding Anniversary", ["Tom Hanks", "Rita Wilson"]),
+        (
+            "Photos: Tom Hanks, Meryl Streep Attend The Post Premiere In Washington",
+            ["Tom Hanks", "Meryl Streep"],
+        ),
+        ("Tom Hanks Talks 'Elvis' At Cannes", ["Tom Hanks"]),
+        ("Madonna Performs At The Super Bowl", ["Madonna"]),
+        ("Don Was And Keith Richards Attend The Grammys", ["Don Was", "Keith Richards"]),
+        ("Charles Dance Attends The BAFTAs", ["Charles Dance"]),
+        (
+            "(L-R) Actor Tom Hanks, A Guest And Actor Will Ferrell Arrive On The Red Carpet",
+            ["Tom Hanks", "Will Ferrell"],
+        ),
+        ("Cast And Crew Attend The Premiere", []),
+        ("Amanda Crew Arrives At A Photocall For Final Destination 3 (2006)", ["Amanda Crew"]),
+        ("Nicholas Guest At A Press Event For Children Of A Lesser God (1986)", ["Nicholas Guest"]),
+        ("Kim Director At A Press Event For Bamboozled (2000)", ["Kim Director"]),
+        ("(L-R) Rachel Weisz, The Rock And Tom Fisher Attend A Gala", ["Rachel Weisz", "Rock", "Tom Fisher"]),
+        ("Bruno Ganz Arrives At The Premiere Of Der Himmel über Berlin (1987)", ["Bruno Ganz"]),
+        ("Tom Hanks And Kevin Bacon At The Premiere Of Apollo 13 (1995)", ["Tom Hanks", "Kevin Bacon"]),
+        ("At The Oscars: Tom Hanks And Meryl Streep Pose Together", ["Tom Hanks", "Meryl Streep"]),
+        # ... but a page about a person and a name with a small word are read as written
+        ("Kevin Bacon Photos", ["Kevin Bacon"]),
+        ("Larry The Cable Guy Photos", ["Larry The Cable Guy"]),
+        ("Jesse Merle Speaks - Fan Gallery", ["Jesse Merle Speaks"]),
+        ("Larry The Cable Guy and Bill Engvall attend a gala", ["Larry The Cable Guy", "Bill Engvall"]),
     ],
 )
 def test_names_are_read_from_captions_as_the_web_writes_them(title, names):
     assert list(names_in_title(title)) == names
+
+
+@pytest.mark.parametrize(
+    ("title", "read"),
+    [
+        # a headline: its names and the words that end them as a sentence writes them, the rest as is
+        (
+            "Kevin Bacon And Kyra Sedgwick Attend The Premiere Of Footloose",
+            "Kevin Bacon and Kyra Sedgwick attend the Premiere Of Footloose",
+        ),
+        (
+            "At The Oscars: Tom Hanks And Meryl Streep Pose Together",
+            "At the Oscars: Tom Hanks and Meryl Streep pose together",
+        ),
+        # not headlines: a sentence, a page about a person, a film's title with its year
+        (
+            "Kevin Bacon and Kyra Sedgwick attend the premiere",
+            "Kevin Bacon and Kyra Sedgwick attend the premiere",
+        ),
+        ("Larry The Cable Guy Photos", "Larry The Cable Guy Photos"),
+        ("Return Of The Jedi (1983) - Photo Gallery", "Return Of The Jedi (1983) - Photo Gallery"),
+        (
+            "So I Married an Axe Murderer (1993) - Photo Gallery",
+            "So I Married an Axe Murderer (1993) - Photo Gallery",
+        ),
+    ],
+)
+def test_a_headline_is_read_in_a_sentences_case_and_nothing_else_is(title, read):
+    assert sentence_cased(title) == read
 
 
 def test_keys_are_name_keys_without_repeats():

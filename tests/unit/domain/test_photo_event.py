@@ -64,6 +64,12 @@ from visual_degrees.domain.shown_text import shown_text
         # a caption that starts with the place, the names after a colon
         ("At the premiere of Balto (1995): A Bee, C Dee and others", "the premiere of Balto (1995)"),
         ("On the set of Jaws (1975): Roy Scheider and Robert Shaw", "the set of Jaws (1975)"),
+        ("At the Oscars: Tom Hanks and Meryl Streep pose together", "the Oscars"),
+        ("On the set of Mission: Impossible (1996): Tom Cruise", "the set of Mission: Impossible (1996)"),
+        # a headline capitalises every word: the event is read after its names, as written
+        ("Kevin Bacon And Kyra Sedgwick Attend The Premiere Of Footloose", "the Premiere Of Footloose"),
+        ("Madonna Performs At The Super Bowl", "the Super Bowl"),
+        ("At The Oscars: Tom Hanks And Meryl Streep Pose Together", "the Oscars"),
         ("Kevin Bacon at Sundance 2019", "Sundance 2019"),
         # an agency's dateline first (Getty Images' style): its place and date are not the event
         (

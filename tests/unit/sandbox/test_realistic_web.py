@@ -225,10 +225,12 @@ def test_the_diagnostic_without_the_left_to_right_marker_changes_only_those_word
 
 def test_a_new_page_parameter_left_at_its_default_keeps_the_webs_identity(default_world, web):
     # A deployment's evidence graph and caches are scoped by the web's identity: the realistic web
-    # keeps the one it had before `PageParameters.wire` existed, and the wire variant has its own
+    # keeps the one it had before `PageParameters.wire` and `.headline` existed, and each variant has its own
     assert web.identity == "sandbox-cec5635c0696b150"
     assert "wire" not in DEFAULT_PAGES.fingerprint()
     assert "wire=True" in replace(DEFAULT_PAGES, wire=True).fingerprint()
+    assert "headline" not in DEFAULT_PAGES.fingerprint()
+    assert "headline=True" in replace(DEFAULT_PAGES, headline=True).fingerprint()
 
 
 def test_the_wire_caption_variant_changes_only_how_agency_captions_are_written(default_world, web):
@@ -249,3 +251,39 @@ def test_the_wire_caption_variant_changes_only_how_agency_captions_are_written(d
         # And a run reads the same people from it as from the plain caption, however it is written
         assert keys_in_title(title) == keys_in_title(web.page_title(page))
     assert any(", left, and " in wire.page_title(p) for p in agency)
+
+
+NAME_PARTICLES = {
+    "de",
+    "van",
+    "von",
+    "der",
+    "den",
+    "del",
+    "della",
+}  # lower case in a name, also in a headline
+
+
+def test_the_headline_caption_variant_changes_only_how_agency_captions_are_written(default_world, web):
+    from visual_degrees.domain.captions import keys_in_title
+    from visual_degrees_tools.bench.web_variants import variant_web
+
+    headline = variant_web(default_world, "headline-captions")
+    assert headline.identity not in (web.identity, variant_web(default_world, "wire-captions").identity)
+    assert headline.page_count == web.page_count
+    agency = [p for p in range(headline.page_count) if headline.pages.site[p] == Site.AGENCY]
+    for page in agency[::5]:
+        # The same photo and people named to search by, every word of the caption capitalised
+        assert headline.page_photo(page) == web.page_photo(page)
+        assert page_names(headline, page) == page_names(web, page)
+        title = headline.page_title(page)
+        assert title != web.page_title(page)
+        assert title.lower() == web.page_title(page).lower()
+        assert not [
+            w
+            for w in re.findall(r"[^\W\d_][\w'’]*", title)
+            if w.islower() and len(w) > 2 and w not in NAME_PARTICLES
+        ]
+        # And a run reads the same people from it as from the plain caption
+        assert keys_in_title(title) == keys_in_title(web.page_title(page))
+    assert any(" And A Guest Attend " in headline.page_title(p) for p in agency)

@@ -76,6 +76,11 @@ VARIANTS: dict[str, Variant] = {
         '"X, left, and Y" for two people named (the same photos, names and pages)',
         pages=replace(DEFAULT_PAGES, wire=True),
     ),
+    "headline-captions": Variant(
+        "captions in headline case, as news sites title photos: every word capitalised "
+        '("Kevin Bacon And A Guest Attend The Premiere Of …"; the same photos, names and pages)',
+        pages=replace(DEFAULT_PAGES, headline=True),
+    ),
     "harsh": Variant(
         "fewer-names, more-portraits and noisier-faces together",
         pages=_FEWER_NAMES,

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 import random
+import re
 from array import array
 from bisect import bisect_right
 from dataclasses import dataclass, fields
@@ -81,6 +82,9 @@ class PageParameters:
     # Captions as wire services write them (a benchmark variant only, bench/web_variants.py): the
     # agency's dateline first, where each of two stands ("X, left, and Y"), the credit last.
     wire: bool = False
+    # Captions as news sites title them (a benchmark variant only): every word capitalised but a
+    # name's particles ("Kevin Bacon And A Guest Attend The Premiere Of …").
+    headline: bool = False
 
     def fingerprint(self) -> str:
         """What a web's identity reads of these parameters: their repr, less the fields added since
@@ -96,7 +100,7 @@ class PageParameters:
 
 # Fields of PageParameters added after webs were first made, left out of a web's identity at their
 # defaults (PageParameters.fingerprint).
-_LATER_FIELDS = frozenset({"wire"})
+_LATER_FIELDS = frozenset({"wire", "headline"})
 DEFAULT_PAGES = PageParameters()
 
 # Title phrasings by site (index = the page's variant); {s} the page's subject, {t} the event.
@@ -143,6 +147,7 @@ class PageTable:
     has_event: bytearray  # per page: 1 if its text names the photo's event
     left_to_right: str  # what captions write before a left-to-right list of names
     wire: bool  # captions in wire style (PageParameters.wire)
+    headline: bool  # captions in headline case (PageParameters.headline)
 
     @property
     def count(self) -> int:
@@ -274,6 +279,7 @@ def generate_pages(web: PhotoWeb, params: PageParameters) -> PageTable:
         has_event=has_event,
         left_to_right=params.left_to_right,
         wire=params.wire,
+        headline=params.headline,
     )
 
 
@@ -404,7 +410,19 @@ def agency_caption(web: PhotoWeb, photo: int, *, first_only: bool = False) -> st
     first name copied it."""
     text = _agency_text(web, photo, first_only=first_only)
     assert web.pages is not None
+    if web.pages.headline:
+        text = _HEADLINE_WORD.sub(_capitalised, text)
     return _wire(web, photo, text) if web.pages.wire else text
+
+
+# A headline's words: every one capitalised but a name's particles ("Rossy de Palma").
+_HEADLINE_WORD = re.compile(r"(?<![\w'’])[a-z][\w'’]*")
+_PARTICLES = frozenset({"de", "van", "von", "der", "den", "da", "del", "della", "di", "du", "la", "le"})
+
+
+def _capitalised(word: re.Match[str]) -> str:
+    text = word.group()
+    return text if text in _PARTICLES else text[0].upper() + text[1:]
 
 
 # A wire caption's dateline and credit (Getty Images' editorial style: "LOS ANGELES, CA - JUNE 22:
