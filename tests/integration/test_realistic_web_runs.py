@@ -72,32 +72,46 @@ class Events:
         self.seen.append(event)
 
 
+def famous_figures(web) -> tuple[dict, dict]:
+    """The default strategy's figures on the bundled world's famous pairs: on the realistic web, and
+    on `web`, a variant of it."""
+    famous = sample_pairs(ENVIRONMENT.web, 12, 19, "famous")
+    plain = Bench(SandboxEnvironment(ENVIRONMENT.web), Truth(ENVIRONMENT.web)).run(famous, BenchConfig())
+    return plain.figures, Bench(SandboxEnvironment(web), Truth(web)).run(famous, BenchConfig()).figures
+
+
+def readme_links(web) -> list[tuple[dict, str]]:
+    """The README's pair run on `web`: each link's evidence, with the title the realistic web gives
+    its photo."""
+    events = Events()
+    result = LocalRunner(SqliteMemory(":memory:"), SandboxEnvironment(web)).run(
+        "Vesna Hawthorne", "Niall Halloran", RunOptions(), sink=events
+    )
+    assert result.outcome == "path"
+    edges = events.seen[-1].data["edges"]
+    assert len(edges) == 2
+    return [
+        (
+            link["evidence"],
+            ENVIRONMENT.web.page_title(ENVIRONMENT.web.page_from_url(link["evidence"]["imageUrl"])),
+        )
+        for link in edges
+    ]
+
+
 def test_captions_with_a_dateline_and_a_credit_are_read_as_the_plain_ones():
     # Given the same web with every agency caption written as a wire service writes it ("LOS
     # ANGELES, CA - JUNE 22: X, left, and Y attend … (Photo by A B/Getty Images)")
     wire = variant_web(ENVIRONMENT.web.world, "wire-captions")
-    famous = sample_pairs(ENVIRONMENT.web, 12, 19, "famous")
     # When the default strategy runs the same famous pairs on both webs
-    plain_figures = Bench(SandboxEnvironment(ENVIRONMENT.web), Truth(ENVIRONMENT.web)).run(
-        famous, BenchConfig()
-    )
-    wire_figures = Bench(SandboxEnvironment(wire), Truth(wire)).run(famous, BenchConfig())
+    plain, figures = famous_figures(wire)
     # Then it solves as many on the wire web, with no false path
-    assert wire_figures.figures["solved"] == plain_figures.figures["solved"] > 0
-    assert wire_figures.figures["false_paths"] == 0
-    # And the README's pair costs what it does on the plain web, each link explained by its event
-    # without the dateline or the credit
-    events = Events()
-    result = LocalRunner(SqliteMemory(":memory:"), SandboxEnvironment(wire)).run(
-        "Vesna Hawthorne", "Niall Halloran", RunOptions(), sink=events
-    )
-    assert result.outcome == "path"
-    final = events.seen[-1].data
-    assert len(final["edges"]) == 2
-    for link in final["edges"]:
-        evidence = link["evidence"]
+    assert figures["solved"] == plain["solved"] > 0
+    assert figures["false_paths"] == 0
+    # And the README's pair is answered, each link explained by its event without the dateline or
+    # the credit
+    for evidence, plain_title in readme_links(wire):
         assert "Getty Images)" in evidence["title"]
-        plain_title = ENVIRONMENT.web.page_title(ENVIRONMENT.web.page_from_url(evidence["imageUrl"]))
         assert evidence["event"] == photo_event(plain_title) and evidence["event"]
 
 
@@ -105,26 +119,13 @@ def test_captions_written_as_headlines_are_read_as_the_plain_ones():
     # Given the same web with every agency caption in headline case, as news sites title photos
     # ("Kevin Bacon And A Guest Attend The Premiere Of …")
     headline = variant_web(ENVIRONMENT.web.world, "headline-captions")
-    famous = sample_pairs(ENVIRONMENT.web, 12, 19, "famous")
     # When the default strategy runs the same famous pairs on both webs
-    plain_figures = Bench(SandboxEnvironment(ENVIRONMENT.web), Truth(ENVIRONMENT.web)).run(
-        famous, BenchConfig()
-    )
-    headline_figures = Bench(SandboxEnvironment(headline), Truth(headline)).run(famous, BenchConfig())
+    plain, figures = famous_figures(headline)
     # Then it solves as many, at the same cost, with no false path
-    assert headline_figures.figures["solved"] == plain_figures.figures["solved"] > 0
-    assert headline_figures.figures["mean_cost_usd"] == plain_figures.figures["mean_cost_usd"]
-    assert headline_figures.figures["false_paths"] == 0
+    assert figures["solved"] == plain["solved"] > 0
+    assert figures["mean_cost_usd"] == plain["mean_cost_usd"]
+    assert figures["false_paths"] == 0
     # And the README's pair is answered with each link's event, as the plain caption names it
-    events = Events()
-    result = LocalRunner(SqliteMemory(":memory:"), SandboxEnvironment(headline)).run(
-        "Vesna Hawthorne", "Niall Halloran", RunOptions(), sink=events
-    )
-    assert result.outcome == "path"
-    final = events.seen[-1].data
-    assert len(final["edges"]) == 2
-    for link in final["edges"]:
-        evidence = link["evidence"]
-        plain_title = ENVIRONMENT.web.page_title(ENVIRONMENT.web.page_from_url(evidence["imageUrl"]))
+    for evidence, plain_title in readme_links(headline):
         assert evidence["title"] != plain_title and evidence["title"].lower() == plain_title.lower()
         assert evidence["event"] and evidence["event"].lower() == photo_event(plain_title).lower()

@@ -233,57 +233,43 @@ def test_a_new_page_parameter_left_at_its_default_keeps_the_webs_identity(defaul
     assert "headline=True" in replace(DEFAULT_PAGES, headline=True).fingerprint()
 
 
-def test_the_wire_caption_variant_changes_only_how_agency_captions_are_written(default_world, web):
+def wire_style(title: str, plain: str) -> bool:
+    """Under a dateline and over a credit ("LOS ANGELES, CA - JUNE 22: … (Photo by A B/Getty Images)")."""
+    return title.endswith("/Getty Images)") and " - " in title.split(":")[0]
+
+
+def headline_style(title: str, plain: str) -> bool:
+    """Every word capitalised but a name's particles ("Kevin Bacon And A Guest Attend The …")."""
+    lower = [w for w in re.findall(r"[^\W\d_][\w'’]*", title) if w.islower() and len(w) > 2]
+    return title != plain and title.lower() == plain.lower() and set(lower) <= NAME_PARTICLES
+
+
+NAME_PARTICLES = {"de", "van", "von", "der", "den", "del", "della"}
+
+
+@pytest.mark.parametrize(
+    ("variant", "written", "shape"),
+    [
+        ("wire-captions", wire_style, ", left, and "),
+        ("headline-captions", headline_style, " And A Guest Attend "),
+    ],
+)
+def test_a_caption_style_variant_changes_only_how_agency_captions_are_written(
+    default_world, web, variant, written, shape
+):
     from visual_degrees.domain.captions import keys_in_title
     from visual_degrees_tools.bench.web_variants import variant_web
-    from visual_degrees_tools.sandbox.pages import Site
 
-    wire = variant_web(default_world, "wire-captions")
-    assert wire.identity != web.identity
-    assert wire.page_count == web.page_count
-    agency = [p for p in range(wire.page_count) if wire.pages.site[p] == Site.AGENCY]
+    styled = variant_web(default_world, variant)
+    assert styled.identity != web.identity
+    assert styled.page_count == web.page_count
+    agency = [p for p in range(styled.page_count) if styled.pages.site[p] == Site.AGENCY]
     for page in agency[::5]:
-        # The same photo, the same people named to search by, under a dateline and over a credit
-        assert wire.page_photo(page) == web.page_photo(page)
-        assert page_names(wire, page) == page_names(web, page)
-        title = wire.page_title(page)
-        assert title.endswith("/Getty Images)") and " - " in title.split(":")[0]
+        # The same photo and people named to search by, the caption written in the variant's style
+        assert styled.page_photo(page) == web.page_photo(page)
+        assert page_names(styled, page) == page_names(web, page)
+        title = styled.page_title(page)
+        assert written(title, web.page_title(page))
         # And a run reads the same people from it as from the plain caption, however it is written
         assert keys_in_title(title) == keys_in_title(web.page_title(page))
-    assert any(", left, and " in wire.page_title(p) for p in agency)
-
-
-NAME_PARTICLES = {
-    "de",
-    "van",
-    "von",
-    "der",
-    "den",
-    "del",
-    "della",
-}  # lower case in a name, also in a headline
-
-
-def test_the_headline_caption_variant_changes_only_how_agency_captions_are_written(default_world, web):
-    from visual_degrees.domain.captions import keys_in_title
-    from visual_degrees_tools.bench.web_variants import variant_web
-
-    headline = variant_web(default_world, "headline-captions")
-    assert headline.identity not in (web.identity, variant_web(default_world, "wire-captions").identity)
-    assert headline.page_count == web.page_count
-    agency = [p for p in range(headline.page_count) if headline.pages.site[p] == Site.AGENCY]
-    for page in agency[::5]:
-        # The same photo and people named to search by, every word of the caption capitalised
-        assert headline.page_photo(page) == web.page_photo(page)
-        assert page_names(headline, page) == page_names(web, page)
-        title = headline.page_title(page)
-        assert title != web.page_title(page)
-        assert title.lower() == web.page_title(page).lower()
-        assert not [
-            w
-            for w in re.findall(r"[^\W\d_][\w'’]*", title)
-            if w.islower() and len(w) > 2 and w not in NAME_PARTICLES
-        ]
-        # And a run reads the same people from it as from the plain caption
-        assert keys_in_title(title) == keys_in_title(web.page_title(page))
-    assert any(" And A Guest Attend " in headline.page_title(p) for p in agency)
+    assert any(shape in styled.page_title(p) for p in agency)
