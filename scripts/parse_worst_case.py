@@ -155,6 +155,10 @@ def image_titles(size: int) -> Iterator[Case]:
         "a headline's names and verbs": "Ab Ab And Cd Cd Attend The " * (size // 27),
         "a headline's small words": "At " * (size // 3),
         "a headline in colon parts": "At The Ab: " * (size // 11),
+        # ages, whom someone poses with
+        "ages after names": "Ab Ab, 64, " * (size // 11),
+        "ages in parentheses": "Ab Ab (64) " * (size // 11),
+        "'poses with' over and over": "Ab poses with " * (size // 14),
     }
     for shape, text in shapes.items():
         yield Case("image-search title (any length)", shape, text[:size], read_title)

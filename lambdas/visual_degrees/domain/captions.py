@@ -79,6 +79,19 @@ _NOT_PEOPLE = frozenset(
 _POSITION = re.compile(
     r"[,(]\s*(?:far |second from |third from )?(?:left|right|center|centre)\s*(?:[,)]|$)", re.IGNORECASE
 )
+# A person's age after their name, as tabloids write it ("Kevin Bacon, 64, and Kyra Sedgwick, 57,
+# attend …", "Kevin Bacon (64)"): a number in the list, not prose that ends it. Not after a number
+# ("Apollo 13, …").
+_AGE = re.compile(r"(?<=[\w.])(?<![\d_]),\s*\d{1,3}(?=\s*[,;])|(?<=[\w.])(?<![\d_])\s*\(\d{1,3}\)")
+# Whom someone poses with, as agencies write it ("Kevin Bacon (C) poses with Kyra Sedgwick (L) and Tom
+# Hanks (R)"): the list goes on. Only before a capital: "X poses with guests" names no one more.
+_POSES_WITH = re.compile(r"\s(?:poses?|posing) with (?=[A-Z])")
+# What a news agency writes before a role, a nationality ("U.S. actor Tom Hanks", "British actress
+# Emma Thompson"): not a name. Roles that are also verbs ("X and Y star in …", "… host …") are not here.
+_CREDITED_ROLES = frozenset(
+    {"actor", "actress", "actors", "actresses", "director", "directors", "singer", "singers", "producer"}
+    | {"writer", "musician", "comedian", "filmmaker", "rapper", "presenter", "comedienne", "screenwriter"}
+)
 # "… Stock Photos and Pictures": a page's words, not the last name's.
 _STOCK = re.compile(r"\bStock (?=(?:Photos?|Pictures|Images|Footage)\b)")
 # An unnamed person in a list of names ("X, a guest and Y attend …"): a place in the list, not prose.
@@ -141,9 +154,9 @@ def names_in_title(title: str) -> tuple[str, ...]:
     """The people a title names, in its order: runs of capitalised words (with name particles) in
     the part that names people, which is the title's start up to its first plain word, and a list
     after a last colon ("The cast of X: A, B and others")."""
-    text = _GUEST_IN_LIST.sub(
-        ",", _POSITION.sub(",", _STOCK.sub("", _LEFT_TO_RIGHT.sub(" ", caption_text(title))))
-    )
+    text = _LEFT_TO_RIGHT.sub(" ", caption_text(title))
+    text = _POSES_WITH.sub(", ", _AGE.sub("", _STOCK.sub("", text)))
+    text = _GUEST_IN_LIST.sub(",", _POSITION.sub(",", text))
     head, colon, tail = text.rpartition(":")
     parts = [head, tail] if colon and "(" not in tail else [text]
     found: list[str] = []
@@ -167,6 +180,8 @@ def names_in_title(title: str) -> tuple[str, ...]:
                 run.append(token)
             elif not run and token in _LEADING:
                 continue
+            elif run and len(run) <= 2 and token in _CREDITED_ROLES:
+                run.clear()  # "U.S. actor Tom Hanks": a nationality before a role, not a name
             else:
                 break  # the first plain word ends the names
         _close(run, found)

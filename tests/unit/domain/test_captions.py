@@ -121,6 +121,24 @@ def test_names_are_read_from_the_part_of_a_title_that_names_people(title, names)
         # one word and a number is a film, not a person; a name and a year stays a name
         ("Apollo 13 premiere: Tom Hanks and Kevin Bacon", ["Tom Hanks", "Kevin Bacon"]),
         ("Tom Hanks 2019", ["Tom Hanks"]),
+        # an age after a name, whom someone poses with, a nationality before a role: the list goes on
+        (
+            "Kevin Bacon, 64, and Kyra Sedgwick, 57, attend the premiere of Footloose",
+            ["Kevin Bacon", "Kyra Sedgwick"],
+        ),
+        ("Kevin Bacon (64) and Kyra Sedgwick (57) arrive", ["Kevin Bacon", "Kyra Sedgwick"]),
+        ("Sammy Davis Jr., 60, and Dean Martin", ["Sammy Davis Jr.", "Dean Martin"]),
+        (
+            "Kevin Bacon (C) poses with Kyra Sedgwick (L) and Tom Hanks (R)",
+            ["Kevin Bacon", "Kyra Sedgwick", "Tom Hanks"],
+        ),
+        ("Kevin Bacon poses with guests at the premiere", ["Kevin Bacon"]),
+        (
+            "US actor Tom Hanks (L) and his wife US actress Rita Wilson arrive for the premiere",
+            ["Tom Hanks", "Rita Wilson"],
+        ),
+        ("South Korean director Bong Joon-ho and actor Song Kang-ho pose", ["Bong Joon-ho", "Song Kang-ho"]),
+        ("Kevin Bacon and Tom Hanks star in Apollo 13 (1995)", ["Kevin Bacon", "Tom Hanks"]),
         # a headline capitalises every word: its small words and verbs end the names, as in lower case
         (
             "Kevin Bacon And Kyra Sedgwick Attend The Premiere Of Footloose",
