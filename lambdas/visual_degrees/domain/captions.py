@@ -43,7 +43,6 @@ _RELATIONS = frozenset(
 _POSSESSIVE_RELATION = re.compile(
     rf"(?<=\w)['’]s?\s+(?=(?:{'|'.join(sorted(_RELATIONS - {'his', 'her', 'their'}))}|co-?stars?)\b)"
 )
-_POSSESSIVE = re.compile(r"(?<=\w)(?:['’]s|(?<=s)['’])$")  # "… at Kevin Bacon's party": Kevin Bacon
 # A title in capitals ("TOM HANKS AND RITA WILSON AT THE PREMIERE OF ELVIS"): read as a headline.
 _WORD = re.compile(r"[^\W\d_]+")
 # Capitalised words that never start a name ("The cast of …", "At the premiere …").
@@ -301,8 +300,6 @@ def _close(run: list[str], found: list[str]) -> None:
     """End a run of name words: keep it as a name if it reads as one."""
     while run and run[-1] in _PARTICLES:  # a trailing lower-case particle is prose ("… de")
         run.pop()
-    if run and len(run[-1]) > 3:
-        run[-1] = _POSSESSIVE.sub("", run[-1])  # "Kevin Bacon's": Kevin Bacon
     if run and len(run[-1]) > 3 and run[-1].count(".") == 1 and run[-1].endswith("."):
         # "… and Tom Hanks." ends a sentence; "Jr." and "D.A." are how the name is written
         run[-1] = run[-1][:-1]
