@@ -159,6 +159,9 @@ def image_titles(size: int) -> Iterator[Case]:
         "ages after names": "Ab Ab, 64, " * (size // 11),
         "ages in parentheses": "Ab Ab (64) " * (size // 11),
         "'poses with' over and over": "Ab poses with " * (size // 14),
+        # possessives, a title in capitals
+        "possessives before relations": "Ab Ab's wife " * (size // 13),
+        "a title in capitals": "AB AB AND CD AT THE " * (size // 20),
     }
     for shape, text in shapes.items():
         yield Case("image-search title (any length)", shape, text[:size], read_title)

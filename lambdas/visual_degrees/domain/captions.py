@@ -38,6 +38,13 @@ _RELATIONS = frozenset(
     {"his", "her", "their", "wife", "husband", "partner", "girlfriend", "boyfriend", "fiancee", "fiancée"}
     | {"fiance", "fiancé", "son", "daughter", "mother", "father", "brother", "sister", "friend", "friends"}
 )
+# Whose relation someone is, as news captions write it ("Kevin Bacon's wife Kyra Sedgwick", "Tom Hanks'
+# son Chet Hanks"): the possessive ends the first name, the list goes on.
+_POSSESSIVE_RELATION = re.compile(
+    rf"(?<=\w)['’]s?\s+(?=(?:{'|'.join(sorted(_RELATIONS - {'his', 'her', 'their'}))}|co-?stars?)\b)"
+)
+# A title in capitals ("TOM HANKS AND RITA WILSON AT THE PREMIERE OF ELVIS"): read as a headline.
+_WORD = re.compile(r"[^\W\d_]+")
 # Capitalised words that never start a name ("The cast of …", "At the premiere …").
 _LEADING = frozenset({"The", "A", "An", "At", "On", "In", "Of", "For", "During", "From", "To", "By"})
 # How agencies say a list of names runs left to right: "(L-R)", "(l to r)", "(from left)", "From left:",
@@ -154,7 +161,7 @@ def names_in_title(title: str) -> tuple[str, ...]:
     """The people a title names, in its order: runs of capitalised words (with name particles) in
     the part that names people, which is the title's start up to its first plain word, and a list
     after a last colon ("The cast of X: A, B and others")."""
-    text = _LEFT_TO_RIGHT.sub(" ", caption_text(title))
+    text = _POSSESSIVE_RELATION.sub(", ", _LEFT_TO_RIGHT.sub(" ", caption_text(title)))
     text = _POSES_WITH.sub(", ", _AGE.sub("", _STOCK.sub("", text)))
     text = _GUEST_IN_LIST.sub(",", _POSITION.sub(",", text))
     head, colon, tail = text.rpartition(":")
@@ -227,7 +234,10 @@ def sentence_cased(text: str) -> str:
     """A headline's names, and the words that end them, as a sentence writes them: "Kevin Bacon And
     Kyra Sedgwick Attend The Premiere Of Footloose" is "Kevin Bacon and Kyra Sedgwick attend the
     Premiere Of Footloose", in each part a colon ends. The rest is left as written (it may be an
-    event's name); any other text is returned as it is."""
+    event's name); a title in capitals is read as a headline ("TOM HANKS AND RITA WILSON AT …" as "Tom
+    Hanks and Rita Wilson at …"); any other text is returned as it is."""
+    if text.isupper() and len(text.split(maxsplit=3)) > 3:  # every letter a capital: a headline
+        text = _WORD.sub(lambda word: word.group()[0] + word.group()[1:].lower(), text)
     if not _headline(text):
         return text
     return ":".join(_names_sentence_cased(part) for part in text.split(":"))

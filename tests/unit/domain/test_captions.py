@@ -139,6 +139,20 @@ def test_names_are_read_from_the_part_of_a_title_that_names_people(title, names)
         ),
         ("South Korean director Bong Joon-ho and actor Song Kang-ho pose", ["Bong Joon-ho", "Song Kang-ho"]),
         ("Kevin Bacon and Tom Hanks star in Apollo 13 (1995)", ["Kevin Bacon", "Tom Hanks"]),
+        # whose relation someone is: the possessive ends a name, the list goes on
+        ("Kevin Bacon's wife Kyra Sedgwick attends the premiere", ["Kevin Bacon", "Kyra Sedgwick"]),
+        (
+            "Tom Hanks' son Chet Hanks and Rita Wilson attend the gala",
+            ["Tom Hanks", "Chet Hanks", "Rita Wilson"],
+        ),
+        ("Kevin Bacon's co-star Lori Singer", ["Kevin Bacon", "Lori Singer"]),
+        ("Eva Robin's and Dario Argento attend a gala", ["Eva Robin's", "Dario Argento"]),
+        # a title in capitals is a headline
+        ("TOM HANKS AND RITA WILSON AT THE PREMIERE OF ELVIS", ["Tom Hanks", "Rita Wilson"]),
+        (
+            "LOS ANGELES, CA - JUNE 22: TOM HANKS AND RITA WILSON ATTEND THE PREMIERE",
+            ["Tom Hanks", "Rita Wilson"],
+        ),
         # a headline capitalises every word: its small words and verbs end the names, as in lower case
         (
             "Kevin Bacon And Kyra Sedgwick Attend The Premiere Of Footloose",

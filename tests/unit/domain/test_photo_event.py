@@ -69,6 +69,7 @@ from visual_degrees.domain.shown_text import shown_text
         # a headline capitalises every word: the event is read after its names, as written
         ("Kevin Bacon And Kyra Sedgwick Attend The Premiere Of Footloose", "the Premiere Of Footloose"),
         ("Madonna Performs At The Super Bowl", "the Super Bowl"),
+        ("TOM HANKS AND RITA WILSON AT THE PREMIERE OF ELVIS", "the Premiere Of Elvis"),
         ("At The Oscars: Tom Hanks And Meryl Streep Pose Together", "the Oscars"),
         ("Kevin Bacon at Sundance 2019", "Sundance 2019"),
         # an agency's dateline first (Getty Images' style): its place and date are not the event
