@@ -43,8 +43,6 @@ _RELATIONS = frozenset(
 _POSSESSIVE_RELATION = re.compile(
     rf"(?<=\w)['’]s?\s+(?=(?:{'|'.join(sorted(_RELATIONS - {'his', 'her', 'their'}))}|co-?stars?)\b)"
 )
-# A title in capitals ("TOM HANKS AND RITA WILSON AT THE PREMIERE OF ELVIS"): read as a headline.
-_WORD = re.compile(r"[^\W\d_]+")
 # Capitalised words that never start a name ("The cast of …", "At the premiere …").
 _LEADING = frozenset({"The", "A", "An", "At", "On", "In", "Of", "For", "During", "From", "To", "By"})
 # How agencies say a list of names runs left to right: "(L-R)", "(l to r)", "(from left)", "From left:",
@@ -137,6 +135,9 @@ _PLACE_IN_HEADLINE = re.compile(
 # Any of those words after another word: a title without one is no headline, found without reading
 # its words one by one.
 _HEADLINE_SIGNAL = re.compile(rf"(?<=\S) (?:{'|'.join(sorted(_HEADLINE_WORDS | _HEADLINE_VERBS))})\b")
+# A title in capitals ("TOM HANKS AND RITA WILSON AT THE PREMIERE OF ELVIS") is read as a headline:
+# each word is written with one capital first.
+_WORD = re.compile(r"[^\W\d_]+")
 # Words saying the photo shows a crowd: more faces nobody names than "a guest" or "guests" promise.
 _CROWD_WORDS = "others|crowd|cast and crew|and the cast"
 _CROWD = re.compile(rf"\b({_CROWD_WORDS})\b", re.IGNORECASE)

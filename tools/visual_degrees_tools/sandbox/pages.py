@@ -145,9 +145,7 @@ class PageTable:
     named_in: list[array[int]]  # per person: the pages whose text names them
     keywords: bytearray  # per page: the query keywords its text contains
     has_event: bytearray  # per page: 1 if its text names the photo's event
-    left_to_right: str  # what captions write before a left-to-right list of names
-    wire: bool  # captions in wire style (PageParameters.wire)
-    headline: bool  # captions in headline case (PageParameters.headline)
+    params: PageParameters  # how its captions are written (left_to_right, wire, headline)
 
     @property
     def count(self) -> int:
@@ -277,9 +275,7 @@ def generate_pages(web: PhotoWeb, params: PageParameters) -> PageTable:
         named_in=named_in,
         keywords=keywords,
         has_event=has_event,
-        left_to_right=params.left_to_right,
-        wire=params.wire,
-        headline=params.headline,
+        params=params,
     )
 
 
@@ -410,9 +406,9 @@ def agency_caption(web: PhotoWeb, photo: int, *, first_only: bool = False) -> st
     first name copied it."""
     text = _agency_text(web, photo, first_only=first_only)
     assert web.pages is not None
-    if web.pages.headline:
+    if web.pages.params.headline:
         text = _HEADLINE_WORD.sub(_capitalised, text)
-    return _wire(web, photo, text) if web.pages.wire else text
+    return _wire(web, photo, text) if web.pages.params.wire else text
 
 
 # A headline's words: every one capitalised but a name's particles ("Rossy de Palma").
@@ -454,7 +450,7 @@ def _agency_text(web: PhotoWeb, photo: int, *, first_only: bool) -> str:
     title = web.title(event)
     verb = table.verb[photo]
     if kind is Kind.CROWD:
-        return _crowd_caption(world, named, len(who), style, ek, title, table.left_to_right)
+        return _crowd_caption(world, named, len(who), style, ek, title, table.params.left_to_right)
     phrase = CONTEXTS[ek][web.photo_context[photo]][0].format(t=title)
     if kind is Kind.PORTRAIT:
         if not named:
@@ -470,9 +466,9 @@ def _agency_text(web: PhotoWeb, photo: int, *, first_only: bool) -> str:
             return f"{first} poses with guests {phrase}"
         return f"{first} and guests {_verb_phrase(verb, phrase, plural=True)}"
     names = _names_in_order(world, who, named, with_roles=style is Style.LEFT_TO_RIGHT or verb % 2 == 1)
-    if table.wire and style is Style.ALL and len(who) == 2 and len(named) == 2:
+    if table.params.wire and style is Style.ALL and len(who) == 2 and len(named) == 2:
         names = f"{world.name(who[0])}, left, and {world.name(who[1])}"  # AP: where each stands
-    lead = table.left_to_right if style is Style.LEFT_TO_RIGHT else ""
+    lead = table.params.left_to_right if style is Style.LEFT_TO_RIGHT else ""
     return f"{lead}{names} {_verb_phrase(verb, phrase, plural=True)}"
 
 
